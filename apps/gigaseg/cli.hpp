@@ -1,0 +1,57 @@
+#pragma once
+// Shared pieces of the gigaseg commands: the global options, the per-run state, and output.
+#include "core/context.hpp"
+#include "core/runtime.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gigaseg::cli {
+
+struct GlobalOptions {
+  std::string backend = "auto";
+  int device = -1;
+  int threads = -1;
+  bool json = false;
+  bool quiet = false;
+  long long small_image_pixels = -1;  // -1: the built-in default
+};
+
+// What a command gets when it runs: Kokkos is initialised and the context is ready.
+struct Session {
+  GlobalOptions const& options;
+  ExecutionContext& context;
+  nlohmann::json report;  // printed with --json; commands add their results
+  std::map<std::string, double> timings_ms;
+};
+
+// Times a stage into session.timings_ms[name] (after fencing the context, so device work counts).
+class StageTimer {
+ public:
+  StageTimer(Session& session, std::string name);
+  ~StageTimer();
+
+ private:
+  Session& session_;
+  std::string name_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+struct Command {
+  std::string name;
+  CLI::App* app = nullptr;
+  std::function<void(Session&)> run;
+};
+
+// Each command file defines one of these; main.cpp registers them all.
+Command make_info_command(CLI::App& parent);
+Command make_convert_command(CLI::App& parent);
+
+}  // namespace gigaseg::cli

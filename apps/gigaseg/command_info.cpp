@@ -1,0 +1,83 @@
+// gigaseg info: versions, backends, GPUs, host topology and the small-image threshold.
+#include "apps/gigaseg/cli.hpp"
+#include "core/topology.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+namespace gigaseg::cli {
+
+Command make_info_command(CLI::App& parent) {
+  Command command;
+  command.name = "info";
+  command.app = parent.add_subcommand("info", "versions, backends, devices, host topology");
+  command.run = [](Session& session) {
+    BuildInfo const build = build_info();
+    auto const devices = visible_devices();
+    std::vector<std::string> bus_ids;
+    for (auto const& d : devices) bus_ids.push_back(d.pci_bus_id);
+    HostTopology const topology = query_topology(bus_ids);
+    auto& context = session.context;
+    Backend const large = context.resolve(index_t(1) << 40);
+
+    auto& r = session.report;
+    r["command"] = "info";
+    r["backend"] = to_string(large);
+    r["gigaseg_version"] = build.gigaseg_version;
+    r["kokkos_version"] = build.kokkos_version;
+    r["backends"] = build.backends;
+    r["cuda_kernels"] = build.cuda_kernels;
+    r["host_threads"] = build.host_threads;
+    r["small_image_pixels"] = context.small_image_pixels();
+    r["devices"] = nlohmann::json::array();
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      auto const& d = devices[i];
+      nlohmann::json gpu = {{"ordinal", d.ordinal},
+                            {"name", d.name},
+                            {"memory_bytes", d.total_memory},
+                            {"free_memory_bytes", d.free_memory},
+                            {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)},
+                            {"multiprocessors", d.multiprocessors},
+                            {"pci_bus_id", d.pci_bus_id}};
+      if (i < topology.gpus.size()) {
+        gpu["near_cpus"] = topology.gpus[i].near_cpus;
+        gpu["numa_node"] = topology.gpus[i].numa_node;
+      }
+      r["devices"].push_back(gpu);
+    }
+    r["host"] = {{"hwloc_api_version", topology.hwloc_version},
+                 {"packages", topology.packages},
+                 {"cores", topology.cores},
+                 {"processing_units", topology.processing_units},
+                 {"numa_nodes", topology.numa_nodes}};
+    if (session.options.json || session.options.quiet) return;
+
+    std::cout << "gigaseg " << build.gigaseg_version << "\n"
+              << "Kokkos " << build.kokkos_version << "\n"
+              << "backends:";
+    for (auto const& b : build.backends) std::cout << ' ' << b;
+    std::cout << (build.cuda_kernels ? " (tuned CUDA kernels)" : "") << "\n"
+              << "backend for large images: " << to_string(large) << " (requested "
+              << to_string(context.requested()) << ")\n"
+              << "small-image threshold: " << context.small_image_pixels()
+              << " pixels (smaller images run on the host under --backend auto)\n"
+              << "host threads: " << build.host_threads << "\n";
+    if (devices.empty()) std::cout << "GPUs: none\n";
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      auto const& d = devices[i];
+      std::printf("GPU %d: %s, %.1f GiB (%.1f GiB free), compute %d.%d, %d SMs, PCI %s", d.ordinal,
+                  d.name.c_str(), double(d.total_memory) / (1 << 30), double(d.free_memory) / (1 << 30),
+                  d.compute_major, d.compute_minor, d.multiprocessors, d.pci_bus_id.c_str());
+      if (i < topology.gpus.size() && !topology.gpus[i].near_cpus.empty())
+        std::printf(", near CPUs %s", topology.gpus[i].near_cpus.c_str());
+      std::printf("\n");
+      std::fflush(stdout);
+    }
+    std::cout << "host (hwloc API " << topology.hwloc_version << "): " << topology.packages << " package(s), "
+              << topology.cores << " cores, " << topology.processing_units << " hardware threads, "
+              << topology.numa_nodes << " NUMA node(s)\n";
+  };
+  return command;
+}
+
+}  // namespace gigaseg::cli

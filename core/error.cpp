@@ -1,0 +1,36 @@
+#include "core/error.hpp"
+
+#include <cstring>
+
+namespace gigaseg {
+namespace {
+std::string compose(std::string const& subject, std::string const& reason) {
+  return subject.empty() ? reason : subject + ": " + reason;
+}
+}  // namespace
+
+Error::Error(ErrorKind kind, std::string subject, std::string reason, char const* source_file,
+             int source_line)
+    : std::runtime_error(compose(subject, reason)),
+      kind_(kind),
+      subject_(std::move(subject)),
+      reason_(std::move(reason)),
+      source_file_(source_file),
+      source_line_(source_line) {}
+
+std::string Error::where() const {
+  char const* slash = std::strrchr(source_file_, '/');
+  return std::string(slash ? slash + 1 : source_file_) + ":" + std::to_string(source_line_);
+}
+
+char const* to_string(ErrorKind kind) noexcept {
+  switch (kind) {
+    case ErrorKind::usage: return "usage error";
+    case ErrorKind::input: return "input error";
+    case ErrorKind::resource: return "resource error";
+    case ErrorKind::internal: break;
+  }
+  return "internal error";
+}
+
+}  // namespace gigaseg

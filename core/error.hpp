@@ -1,0 +1,50 @@
+#pragma once
+// One exception type for every error a user can cause (bad option, unreadable file, too little
+// memory). It carries what went wrong, which file/option/argument it concerns, and where in the
+// source it was raised. The CLI turns its kind into the exit codes of shared/CLI.md.
+#include <stdexcept>
+#include <string>
+
+namespace gigaseg {
+
+enum class ErrorKind {
+  internal = 1,  // a bug or an unexpected library failure
+  usage    = 2,  // bad option, missing or malformed argument
+  input    = 3,  // file missing, unreadable, corrupt, unsupported pixel type, size mismatch
+  resource = 4,  // out of memory, no device
+};
+
+class Error : public std::runtime_error {
+ public:
+  // subject: the file, option or argument concerned (may be empty); reason: what is wrong with it.
+  Error(ErrorKind kind, std::string subject, std::string reason, char const* source_file = "",
+        int source_line = 0);
+
+  ErrorKind kind() const noexcept { return kind_; }
+  std::string const& subject() const noexcept { return subject_; }
+  std::string const& reason() const noexcept { return reason_; }
+  // "file.cpp:123" of the throw site, for bug reports.
+  std::string where() const;
+  // The process exit code shared/CLI.md assigns to this kind.
+  int exit_code() const noexcept { return static_cast<int>(kind_); }
+
+ private:
+  ErrorKind kind_;
+  std::string subject_;
+  std::string reason_;
+  char const* source_file_;
+  int source_line_;
+};
+
+char const* to_string(ErrorKind kind) noexcept;
+
+}  // namespace gigaseg
+
+#define GIGASEG_THROW(kind, subject, reason) \
+  throw ::gigaseg::Error((kind), (subject), (reason), __FILE__, __LINE__)
+
+// Precondition on user input: throws an input/usage error naming the subject.
+#define GIGASEG_REQUIRE(condition, kind, subject, reason) \
+  do {                                                   \
+    if (!(condition)) GIGASEG_THROW(kind, subject, reason); \
+  } while (false)

@@ -1,0 +1,164 @@
+// PGM/PPM (Netpbm): P2/P5 gray and P3/P6 colour, maxval up to 65535. The format is a few lines
+// of header and a raster, so it is read here directly; every read is bounds-checked, and a short
+// or malformed file is an input error naming the file.
+#include "core/error.hpp"
+#include "core/io/image_file.hpp"
+
+#include <cerrno>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace gigaseg::detail {
+namespace {
+
+using FileHandle = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+
+class PnmReader {
+ public:
+  PnmReader(std::FILE* file, std::string const& path) : file_(file), path_(path) {}
+
+  // Next unsigned decimal number, skipping whitespace and '#' comments.
+  std::uint64_t number(char const* what) {
+    int c = skip_space();
+    if (c == EOF) truncated(what);
+    if (!std::isdigit(c)) corrupt(std::string("expected a number for ") + what);
+    std::uint64_t value = 0;
+    while (c != EOF && std::isdigit(c)) {
+      value = value * 10 + std::uint64_t(c - '0');
+      if (value > 0xffffffffULL) corrupt(std::string(what) + " is too large");
+      c = std::fgetc(file_);
+    }
+    last_ = c;
+    return value;
+  }
+  // After maxval exactly one whitespace byte separates header from a binary raster.
+  void end_of_header() {
+    if (last_ == EOF || !std::isspace(last_)) corrupt("no whitespace after the header");
+  }
+  void raw(void* out, std::size_t bytes) {
+    if (std::fread(out, 1, bytes, file_) != bytes) truncated("pixel data");
+  }
+  [[noreturn]] void truncated(char const* what) {
+    GIGASEG_THROW(ErrorKind::input, path_, std::string("truncated PGM/PPM file (") + what + " missing)");
+  }
+  [[noreturn]] void corrupt(std::string const& what) {
+    GIGASEG_THROW(ErrorKind::input, path_, "corrupt PGM/PPM file: " + what);
+  }
+
+ private:
+  int skip_space() {
+    int c = last_ != 0 ? last_ : std::fgetc(file_);
+    last_ = 0;
+    for (;;) {
+      while (c != EOF && std::isspace(c)) c = std::fgetc(file_);
+      if (c != '#') return c;
+      while (c != EOF && c != '\n' && c != '\r') c = std::fgetc(file_);
+    }
+  }
+  std::FILE* file_;
+  std::string const& path_;
+  int last_ = 0;
+};
+
+template <class T, int Channels>
+AnyHostImage read_raster(PnmReader& in, bool ascii, index_t w, index_t h, unsigned maxval,
+                         std::string const& path) {
+  using Stored = std::conditional_t<Channels == 3, Rgb8, T>;
+  HostImage<Stored> image(path, w, h);
+  std::size_t const samples = std::size_t(w) * Channels;
+  std::vector<unsigned char> bytes(ascii ? 0 : samples * sizeof(T));
+  std::vector<unsigned> values(samples);
+  for (index_t y = 0; y < h; ++y) {
+    if (ascii) {
+      for (auto& v : values) v = unsigned(in.number("pixel value"));
+    } else {
+      in.raw(bytes.data(), bytes.size());
+      for (std::size_t i = 0; i < samples; ++i)  // 16-bit samples are big-endian
+        values[i] = sizeof(T) == 1 ? bytes[i] : (unsigned(bytes[2 * i]) << 8) | bytes[2 * i + 1];
+    }
+    for (auto v : values)
+      if (v > maxval) in.corrupt("sample " + std::to_string(v) + " exceeds maxval " + std::to_string(maxval));
+    Stored* row = image.row(y);
+    for (index_t x = 0; x < w; ++x) {
+      if constexpr (Channels == 3) {
+        unsigned const* v = &values[std::size_t(x) * 3];
+        row[x] = sizeof(T) == 1 ? Rgb8{std::uint8_t(v[0]), std::uint8_t(v[1]), std::uint8_t(v[2])}
+                                : Rgb8{scale_16_to_8(v[0]), scale_16_to_8(v[1]), scale_16_to_8(v[2])};
+      } else {
+        row[x] = static_cast<T>(values[std::size_t(x)]);
+      }
+    }
+  }
+  return image;
+}
+
+}  // namespace
+
+AnyHostImage read_pnm(std::string const& path) {
+  FileHandle file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::strerror(errno));
+  char magic[2];
+  GIGASEG_REQUIRE(std::fread(magic, 1, 2, file.get()) == 2 && magic[0] == 'P', ErrorKind::input, path,
+                  "not a PGM/PPM file");
+  bool const ascii = magic[1] == '2' || magic[1] == '3';
+  bool const colour = magic[1] == '3' || magic[1] == '6';
+  GIGASEG_REQUIRE(std::strchr("2356", magic[1]) != nullptr, ErrorKind::input, path,
+                  std::string("unsupported Netpbm type P") + magic[1]);
+  PnmReader in(file.get(), path);
+  auto const w = index_t(in.number("width"));
+  auto const h = index_t(in.number("height"));
+  auto const maxval = unsigned(in.number("maxval"));
+  if (w == 0 || h == 0) in.corrupt("zero width or height");
+  if (maxval == 0 || maxval > 65535) in.corrupt("maxval " + std::to_string(maxval) + " outside 1..65535");
+  if (!ascii) in.end_of_header();
+  bool const wide = maxval > 255;
+  if (colour)
+    return wide ? read_raster<std::uint16_t, 3>(in, ascii, w, h, maxval, path)
+                : read_raster<std::uint8_t, 3>(in, ascii, w, h, maxval, path);
+  return wide ? read_raster<std::uint16_t, 1>(in, ascii, w, h, maxval, path)
+              : read_raster<std::uint8_t, 1>(in, ascii, w, h, maxval, path);
+}
+
+void write_pnm(std::string const& temp_path, std::string const& path, AnyHostImage const& image) {
+  PixelType const type = pixel_type(image);
+  GIGASEG_REQUIRE(type == PixelType::u8 || type == PixelType::u16 || type == PixelType::rgb8,
+                  ErrorKind::usage, path,
+                  std::string("PGM/PPM cannot hold ") + to_string(type) + " pixels (write a .tif instead)");
+  bool const colour = type == PixelType::rgb8;
+  auto const dot = path.find_last_of('.');
+  std::string const ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+  GIGASEG_REQUIRE(!(colour && (ext == "pgm" || ext == "PGM")), ErrorKind::usage, path,
+                  "a colour image needs .ppm, not .pgm");
+  GIGASEG_REQUIRE(colour || !(ext == "ppm" || ext == "PPM"), ErrorKind::usage, path,
+                  "a gray image needs .pgm, not .ppm");
+  FileHandle file(std::fopen(temp_path.c_str(), "wb"), &std::fclose);
+  GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::string("cannot create: ") + std::strerror(errno));
+  index_t const w = width(image), h = height(image);
+  bool ok = std::fprintf(file.get(), "%s\n%lld %lld\n%d\n", colour ? "P6" : "P5", (long long)w,
+                         (long long)h, type == PixelType::u16 ? 65535 : 255) > 0;
+  std::vector<unsigned char> row_bytes(std::size_t(w) * (type == PixelType::u8 ? 1 : type == PixelType::u16 ? 2 : 3));
+  for (index_t y = 0; y < h && ok; ++y) {
+    std::visit(
+        [&](auto const& view) {
+          using T = typename std::decay_t<decltype(view)>::value_type;
+          auto const* row = view.row(y);
+          if constexpr (std::is_same<T, std::uint16_t>::value) {
+            for (index_t x = 0; x < w; ++x) {  // big-endian
+              row_bytes[2 * x] = std::uint8_t(row[x] >> 8);
+              row_bytes[2 * x + 1] = std::uint8_t(row[x] & 0xff);
+            }
+          } else {
+            std::memcpy(row_bytes.data(), row, row_bytes.size());
+          }
+        },
+        image);
+    ok = std::fwrite(row_bytes.data(), 1, row_bytes.size(), file.get()) == row_bytes.size();
+  }
+  ok = (std::fclose(file.release()) == 0) && ok;
+  GIGASEG_REQUIRE(ok, ErrorKind::input, path, std::string("write failed: ") + std::strerror(errno));
+}
+
+}  // namespace gigaseg::detail

@@ -1,0 +1,79 @@
+#include "core/runtime.hpp"
+
+#include "core/error.hpp"
+#include "gigaseg_config.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdlib>
+
+#ifdef KOKKOS_ENABLE_CUDA
+#include "backends/cuda/device_query.hpp"
+#endif
+
+namespace gigaseg {
+
+Runtime::Runtime(RuntimeOptions options) {
+  if (Kokkos::is_initialized()) return;
+  // Kokkos's OpenMP backend warns on every start when OMP_PROC_BIND is unset. Unset means the
+  // OpenMP runtime's default (no binding), which is what we get either way; say so explicitly
+  // instead of printing the warning into every command's stderr. Users who bind keep their value.
+  ::setenv("OMP_PROC_BIND", "false", /*overwrite=*/0);
+#ifdef KOKKOS_ENABLE_CUDA
+  // Kokkos aborts the process when its CUDA backend finds no device; say so as an error instead.
+  int const count = cuda::device_count();
+  GIGASEG_REQUIRE(count > 0, ErrorKind::resource, "CUDA",
+                  "this gigaseg was built for CUDA but no usable GPU is visible "
+                  "(use a host build for CPU-only machines)");
+  GIGASEG_REQUIRE(options.device < count, ErrorKind::usage, "--device",
+                  "GPU " + std::to_string(options.device) + " does not exist (" +
+                      std::to_string(count) + " visible)");
+#endif
+#if KOKKOS_VERSION >= 30700
+  // InitializationSettings replaced InitArguments in Kokkos 3.7; InitArguments went in 4.x.
+  Kokkos::InitializationSettings settings;
+  if (options.threads > 0) settings.set_num_threads(options.threads);
+  if (options.device >= 0) settings.set_device_id(options.device);
+  Kokkos::initialize(settings);
+#else
+  Kokkos::InitArguments arguments;
+  arguments.num_threads = options.threads;
+  arguments.device_id = options.device;
+  Kokkos::initialize(arguments);
+#endif
+  owns_kokkos_ = true;
+}
+
+Runtime::~Runtime() {
+  if (owns_kokkos_) Kokkos::finalize();
+}
+
+BuildInfo build_info() {
+  BuildInfo info;
+  info.gigaseg_version = GIGASEG_VERSION_STRING;
+  info.kokkos_version = std::to_string(KOKKOS_VERSION / 10000) + "." +
+                        std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+                        (KOKKOS_VERSION % 100 < 10 ? "0" : "") + std::to_string(KOKKOS_VERSION % 100);
+#ifdef KOKKOS_ENABLE_CUDA
+  info.backends.push_back("cuda");
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  info.backends.push_back("openmp");
+  if (Kokkos::is_initialized()) info.host_threads = Kokkos::OpenMP().concurrency();
+#endif
+#ifdef KOKKOS_ENABLE_SERIAL
+  info.backends.push_back("serial");
+#endif
+  info.cuda_kernels = GIGASEG_HAVE_CUDA_KERNELS;
+  return info;
+}
+
+std::vector<DeviceInfo> visible_devices() {
+#ifdef KOKKOS_ENABLE_CUDA
+  return cuda::query_devices();
+#else
+  return {};
+#endif
+}
+
+}  // namespace gigaseg
