@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# On the GPU machine: runs the packed CUDA build (.devbuild/, see pack-device.sh) — the whole test
+# suite on every backend, the CLI tests, `gigaseg info`, compute-sanitizer on the CUDA tests, and
+# the foundation benchmark. Logs and JSON go to $OUT (or ./device-out).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dev=$root/.devbuild
+out=${OUT:-$root/device-out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=$dev/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+summary=()
+step() { # step NAME COMMAND...: runs it, logs to $out/NAME.log, records pass/fail
+  local name=$1; shift
+  echo "== $name"
+  "$@" >"$out/$name.log" 2>&1
+  local rc=$?
+  tail -n 4 "$out/$name.log"
+  summary+=("$name: $([ $rc -eq 0 ] && echo ok || echo "FAILED (exit $rc)")")
+}
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
+step unit-all env OMP_NUM_THREADS=2 "$dev/gigaseg_tests"
+step unit-openmp-1thread env OMP_NUM_THREADS=1 "$dev/gigaseg_tests" --gtest_filter='*/OpenMP.*'
+step cli bash "$dev/cli/test_cli.sh" "$dev/gigaseg"
+step info "$dev/gigaseg" info
+step info-json "$dev/gigaseg" --json info
+if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+  step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/gigaseg_tests" --gtest_filter='*/Cuda.*:-*Huge*'
+fi
+if [ -x "$dev/bench_foundation" ]; then
+  step bench env OMP_NUM_THREADS=${BENCH_THREADS:-16} "$dev/bench_foundation" --benchmark_out="$out/foundation.json" \
+    --benchmark_out_format=json ${BENCH_FILTER:+--benchmark_filter=$BENCH_FILTER}
+  python3 "$dev/report.py" "$out/foundation.json" | tee "$out/foundation.txt"
+fi
+cat "$out/info.log"
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

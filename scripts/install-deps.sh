@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages gigaseg builds and tests with. Idempotent: when every package is
+# already installed it changes nothing and needs no network.
+set -euo pipefail
+packages=(
+  g++ cmake ninja-build ccache pkg-config python3
+  libhwloc-dev libtiff-dev libpng-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  libgtest-dev libbenchmark-dev
+  libfftw3-dev libopenmpi-dev
+  libopencv-core-dev libopencv-imgproc-dev  # test oracle only
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

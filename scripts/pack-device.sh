@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Packs the CUDA build's executables and the shared libraries they need that a plain CUDA image
+# lacks (libtiff and its codecs, libpng, hwloc, Google Benchmark) into .devbuild/ (git-ignored),
+# for running on a GPU machine without this machine's packages. glibc, libstdc++, libgcc and the
+# CUDA driver are the target's own.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build/cuda-bench}
+out=$root/.devbuild
+rm -rf "$out" && mkdir -p "$out/lib"
+for exe in tests/gigaseg_tests apps/gigaseg perf/bench_foundation; do
+  [ -x "$build/$exe" ] && cp "$build/$exe" "$out/"
+done
+cp -r "$root/tests/cli" "$out/cli"
+cp "$root/perf/report.py" "$out/"
+for exe in "$out"/gigaseg_tests "$out"/gigaseg "$out"/bench_foundation; do
+  [ -x "$exe" ] || continue
+  ldd "$exe" | awk '$3 ~ /^\// {print $3}'
+done | sort -u | while read -r lib; do
+  case $(basename "$lib") in
+    libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|ld-linux*|libdl.so*|libpthread.so*|librt.so*|libcuda.so*) ;;
+    *) cp -L "$lib" "$out/lib/" ;;
+  esac
+done
+du -sh "$out"

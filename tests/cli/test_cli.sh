@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# End-to-end checks of the gigaseg executable against shared/CLI.md: exit codes, one-line errors
+# naming the file or option, --json output, global options after the command, atomic outputs.
+set -u
+gigaseg=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+# expect CODE NAME -- ARGS...: runs gigaseg, checks the exit code; stdout/stderr kept in $work.
+expect() {
+  local code=$1 name=$2
+  shift 3
+  "$gigaseg" "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" -ne "$code" ]; then
+    echo "FAIL $name: exit $got, expected $code (gigaseg $*)"; cat "$work/err"; failures=$((failures + 1))
+    return 1
+  fi
+  passes=$((passes + 1))
+}
+# check NAME CONDITION...: a test on the last run's output.
+check() {
+  local name=$1
+  shift
+  if "$@"; then passes=$((passes + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
+}
+one_line_naming() { [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q -- "$1" "$work/err"; }
+
+expect 0 version -- --version
+check version-text grep -q "^gigaseg [0-9]" "$work/out"
+expect 0 help -- --help
+check help-lists-info grep -q "info" "$work/out"
+expect 2 no-command --
+check no-command-one-line one_line_naming "gigaseg"
+
+expect 0 info -- info
+check info-kokkos grep -q "^Kokkos [345]\." "$work/out"
+check info-backends grep -q "^backends:.*openmp" "$work/out"
+check info-hwloc grep -q "cores" "$work/out"
+expect 0 info-openmp -- --backend openmp info
+check info-openmp-text grep -q "backend for large images: openmp" "$work/out"
+expect 0 info-options-after-command -- info --threads 1 --backend openmp
+check info-one-thread grep -q "host threads: 1" "$work/out"
+expect 0 info-json -- --json info
+check info-json-valid python3 -c "import json,sys; d=json.load(open('$work/out')); assert d['kokkos_version'] and 'openmp' in d['backends'] and d['host']['cores']>=1 and 'timings_ms' in d and d['backend']"
+
+expect 2 bad-backend -- --backend opencl info
+check bad-backend-names-option one_line_naming "backend"
+expect 2 bad-threads -- --threads 0 info
+check bad-threads-names-option one_line_naming "threads"
+expect 2 unknown-option -- info --frobnicate
+check unknown-option-one-line one_line_naming "frobnicate"
+if ! "$gigaseg" info | grep -q "backends:.*cuda"; then
+  expect 2 cuda-not-built -- --backend cuda info
+  check cuda-not-built-message one_line_naming "cuda"
+fi
+
+# Image commands: convert round trip, errors naming the file, no partial output.
+printf 'P2\n3 2\n255\n0 1 2\n3 4 255\n' >"$work/in.pgm"
+expect 0 convert -- convert "$work/in.pgm" "$work/out.tif"
+expect 0 convert-back -- --json convert "$work/out.tif" "$work/back.pgm"
+check convert-json python3 -c "import json; d=json.load(open('$work/out')); assert d['width']==3 and d['height']==2 and 'compute' in d['timings_ms']"
+check convert-round-trip cmp -s <(printf 'P5\n3 2\n255\n\0\1\2\3\4\377') "$work/back.pgm"
+expect 3 missing-input -- convert "$work/missing.png" "$work/never.png"
+check missing-input-names-file one_line_naming "missing.png"
+check missing-input-no-output test ! -e "$work/never.png"
+printf 'P5\n100 100\n255\n\1\2\3' >"$work/short.pgm"
+expect 3 truncated-input -- convert "$work/short.pgm" "$work/never.png"
+check truncated-names-file one_line_naming "short.pgm"
+check truncated-no-output test ! -e "$work/never.png"
+expect 2 bad-extension -- convert "$work/in.pgm" "$work/out.jpg"
+check bad-extension-names-file one_line_naming "out.jpg"
+expect 3 missing-folder -- convert "$work/in.pgm" "$work/nowhere/out.png"
+check missing-folder-names-file one_line_naming "nowhere"
+expect 2 missing-argument -- convert "$work/in.pgm"
+check no-temporaries-left test -z "$(find "$work" -name '.*.tmp')"
+
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]

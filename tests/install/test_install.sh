@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the build tree into a scratch prefix, then configures, builds and runs a consumer
+# project that only knows find_package(gigaseg).
+set -euo pipefail
+build=$1 consumer=$2 cxx=$3 prefix_path=$4
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+cmake -S "$consumer" -B "$work/build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" \
+  -DCMAKE_PREFIX_PATH="$work/prefix;$prefix_path" >/dev/null
+cmake --build "$work/build" >/dev/null
+OMP_NUM_THREADS=1 "$work/build/consumer" "$work/image.png"
+test -s "$work/image.png"
+echo "install test passed"

@@ -1,0 +1,248 @@
+// Image files: round trips of every format and pixel type (strips, tiles, classic and BigTIFF,
+// pitched rois), hand-written PGM/PPM bytes as an independent reference, and the errors for
+// missing, empty, truncated and corrupt files. Writes must be atomic: a failed write leaves any
+// earlier file intact and no temporary behind.
+#include "core/io/atomic_file.hpp"
+#include "core/io/image_file.hpp"
+#include "tests/generators.hpp"
+
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace gigaseg {
+namespace {
+
+class ImageFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/gigaseg-io-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    for (auto const& name : entries()) std::remove((dir_ + "/" + name).c_str());
+    rmdir(dir_.c_str());
+  }
+  std::string path(std::string const& name) const { return dir_ + "/" + name; }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    if (DIR* d = opendir(dir_.c_str())) {
+      while (dirent* e = readdir(d))
+        if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") names.push_back(e->d_name);
+      closedir(d);
+    }
+    return names;
+  }
+  void write_bytes(std::string const& name, std::string const& bytes) const {
+    std::ofstream(path(name), std::ios::binary) << bytes;
+  }
+  std::string read_bytes(std::string const& name) const {
+    std::ifstream in(path(name), std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  void truncate_to(std::string const& name, double fraction) const {
+    std::string bytes = read_bytes(name);
+    write_bytes(name, bytes.substr(0, std::size_t(double(bytes.size()) * fraction)));
+  }
+  std::string dir_;
+};
+
+template <class T>
+void expect_same(AnyHostImage const& read, HostImage<T> const& expected) {
+  ASSERT_TRUE(std::holds_alternative<HostImage<T>>(read)) << "read as " << to_string(pixel_type(read));
+  EXPECT_EQ(test::count_differences(std::get<HostImage<T>>(read), expected), 0);
+}
+
+void expect_input_error(std::string const& path, std::string const& fragment) {
+  try {
+    read_image(path);
+    FAIL() << "no error for " << path;
+  } catch (Error const& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << "message must name the file: " << e.what();
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+std::vector<std::pair<index_t, index_t>> const sizes = {{1, 1}, {1, 37}, {53, 1}, {129, 67}};
+
+TEST_F(ImageFiles, PngRoundTrips) {
+  for (auto [w, h] : sizes) {
+    auto const u8 = test::noise_u8(w, h, 1);
+    auto const u16 = test::noise_u16(w, h, 2);
+    auto const rgb = test::noise_rgb8(w, h, 3);
+    write_image(path("a.png"), u8);
+    expect_same(read_image(path("a.png")), u8);
+    write_image(path("b.png"), u16);
+    expect_same(read_image(path("b.png")), u16);
+    write_image(path("c.png"), rgb);
+    expect_same(read_image(path("c.png")), rgb);
+  }
+  EXPECT_EQ(detect_format(path("a.png")), ImageFormat::png);
+}
+
+TEST_F(ImageFiles, TiffRoundTripsStripsTilesClassicAndBig) {
+  for (auto [w, h] : sizes)
+    for (WriteOptions options : {WriteOptions{false, 0}, WriteOptions{true, 0}, WriteOptions{false, 16},
+                                 WriteOptions{true, 32}}) {
+      SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " big=" + std::to_string(options.force_bigtiff) +
+                   " tile=" + std::to_string(options.tiff_tile));
+      auto const u8 = test::noise_u8(w, h, 4);
+      auto const u16 = test::noise_u16(w, h, 5);
+      auto const f32 = test::noise_f32(w, h, 6);
+      auto const rgb = test::noise_rgb8(w, h, 7);
+      HostImage<std::uint32_t> labels("labels", w, h);
+      for (index_t y = 0; y < h; ++y)
+        for (index_t x = 0; x < w; ++x) labels(y, x) = std::uint32_t(y * w + x) * 2654435761u;
+      write_image(path("a.tif"), u8, options);
+      expect_same(read_image(path("a.tif")), u8);
+      write_image(path("b.tiff"), u16, options);
+      expect_same(read_image(path("b.tiff")), u16);
+      write_image(path("c.tif"), f32, options);
+      expect_same(read_image(path("c.tif")), f32);
+      write_image(path("d.tif"), rgb, options);
+      expect_same(read_image(path("d.tif")), rgb);
+      write_image(path("e.tif"), labels, options);
+      expect_same(read_image(path("e.tif")), labels);
+      // The byte-order mark and version say classic (42) or BigTIFF (43).
+      EXPECT_EQ(read_bytes("a.tif")[2], options.force_bigtiff ? 43 : 42);
+    }
+}
+
+TEST_F(ImageFiles, PnmRoundTrips) {
+  for (auto [w, h] : sizes) {
+    auto const u8 = test::noise_u8(w, h, 8);
+    auto const u16 = test::noise_u16(w, h, 9);
+    auto const rgb = test::noise_rgb8(w, h, 10);
+    write_image(path("a.pgm"), u8);
+    expect_same(read_image(path("a.pgm")), u8);
+    write_image(path("b.pgm"), u16);
+    expect_same(read_image(path("b.pgm")), u16);
+    write_image(path("c.ppm"), rgb);
+    expect_same(read_image(path("c.ppm")), rgb);
+  }
+}
+
+TEST_F(ImageFiles, PitchedRoisAreWrittenWithoutTheirGaps) {
+  auto padded = test::padded_roi<std::uint8_t>(45, 19, 4, 77);
+  auto const content = test::noise_u8(45, 19, 11);
+  for (index_t y = 0; y < 19; ++y)
+    for (index_t x = 0; x < 45; ++x) padded.roi(y, x) = content(y, x);
+  for (char const* name : {"roi.png", "roi.tif", "roi.pgm"}) {
+    write_image(path(name), padded.roi);
+    expect_same(read_image(path(name)), content);
+  }
+}
+
+TEST_F(ImageFiles, HandWrittenNetpbmBytes) {
+  // Independent of our writer: bytes as the Netpbm specification lays them out.
+  write_bytes("p2.pgm", "P2\n# a comment\n3 2\n255\n0 1 2\n253 254 255\n");
+  HostImage<std::uint8_t> p2("p2", 3, 2);
+  std::uint8_t const p2_values[] = {0, 1, 2, 253, 254, 255};
+  for (int i = 0; i < 6; ++i) p2(i / 3, i % 3) = p2_values[i];
+  expect_same(read_image(path("p2.pgm")), p2);
+
+  write_bytes("p5.pgm", std::string("P5 2 1 65535\n\x01\x02\xff\xfe", 17));
+  HostImage<std::uint16_t> p5("p5", 2, 1);
+  p5(0, 0) = 0x0102;
+  p5(0, 1) = 0xfffe;
+  expect_same(read_image(path("p5.pgm")), p5);
+
+  write_bytes("p6.ppm", std::string("P6\n2 1\n255\n\x0a\x14\x1e\x28\x32\x3c", 17));
+  HostImage<Rgb8> p6("p6", 2, 1);
+  p6(0, 0) = Rgb8{10, 20, 30};
+  p6(0, 1) = Rgb8{40, 50, 60};
+  expect_same(read_image(path("p6.ppm")), p6);
+
+  write_bytes("p3.ppm", "P3 1 1 65535 65535 0 32768\n");
+  HostImage<Rgb8> p3("p3", 1, 1);
+  p3(0, 0) = Rgb8{255, 0, detail::scale_16_to_8(32768)};
+  expect_same(read_image(path("p3.ppm")), p3);
+  EXPECT_EQ(detail::scale_16_to_8(32768), 128);
+}
+
+TEST_F(ImageFiles, MissingEmptyAndUnknownFiles) {
+  expect_input_error(path("missing.png"), "No such file");
+  write_bytes("empty.png", "");
+  expect_input_error(path("empty.png"), "empty");
+  write_bytes("text.png", "hello, this is not an image");
+  expect_input_error(path("text.png"), "not a PNG, TIFF or PGM/PPM");
+}
+
+TEST_F(ImageFiles, TruncatedFilesAreInputErrors) {
+  auto const image = test::noise_u8(300, 200, 12);  // noise: no compression hides the cut
+  write_image(path("t.png"), image);
+  truncate_to("t.png", 0.5);
+  expect_input_error(path("t.png"), "PNG");
+  write_image(path("t.tif"), image);
+  truncate_to("t.tif", 0.5);
+  expect_input_error(path("t.tif"), "");
+  write_image(path("tiles.tif"), image, WriteOptions{false, 64});
+  truncate_to("tiles.tif", 0.5);
+  expect_input_error(path("tiles.tif"), "");
+  write_image(path("t.pgm"), image);
+  truncate_to("t.pgm", 0.5);
+  expect_input_error(path("t.pgm"), "truncated");
+  write_bytes("header.pgm", "P5\n300 ");
+  expect_input_error(path("header.pgm"), "truncated");
+}
+
+TEST_F(ImageFiles, CorruptHeadersAreInputErrors) {
+  write_bytes("zero.pgm", "P5 0 10 255\n");
+  expect_input_error(path("zero.pgm"), "zero width");
+  write_bytes("maxval.pgm", "P5 1 1 70000\n\x01");
+  expect_input_error(path("maxval.pgm"), "maxval");
+  write_bytes("value.pgm", "P2 1 1 10 11\n");
+  expect_input_error(path("value.pgm"), "exceeds maxval");
+  write_bytes("p4.pbm", "P4 1 1\n\x80");
+  expect_input_error(path("p4.pbm"), "");
+  auto const image = test::noise_u8(40, 30, 13);
+  write_image(path("bad.png"), image);
+  std::string bytes = read_bytes("bad.png");
+  for (std::size_t i = 40; i < bytes.size() && i < 80; ++i) bytes[i] = char(0x5a);  // IDAT header
+  write_bytes("bad.png", bytes);
+  expect_input_error(path("bad.png"), "PNG");
+  write_bytes("bad.tif", std::string("II*\0\x08\0\0\0\xff\xff", 10));
+  expect_input_error(path("bad.tif"), "");
+}
+
+TEST_F(ImageFiles, WritesAreAtomic) {
+  auto const image = test::noise_u8(20, 10, 14);
+  write_image(path("keep.png"), image);
+  std::string const before = read_bytes("keep.png");
+  // A float image cannot be a PNG: the write fails, the old file stays, no temporary is left.
+  auto const floats = test::noise_f32(20, 10, 15);
+  try {
+    write_image(path("keep.png"), floats);
+    FAIL();
+  } catch (Error const& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("keep.png"), std::string::npos);
+  }
+  EXPECT_EQ(read_bytes("keep.png"), before);
+  EXPECT_EQ(entries(), std::vector<std::string>{"keep.png"});
+  EXPECT_THROW(write_image(path("x.jpg"), image), Error);
+  EXPECT_THROW(write_image(path("no/such/folder/x.png"), image), Error);
+  EXPECT_THROW(write_image(path("rgb.pgm"), test::noise_rgb8(2, 2, 1)), Error);
+  EXPECT_EQ(entries(), std::vector<std::string>{"keep.png"});
+  {
+    AtomicOutput output(path("never.txt"));
+    std::ofstream(output.temp_path()) << "partial";
+    // destroyed without commit(): the temporary goes, the final name never appears
+  }
+  EXPECT_EQ(entries(), std::vector<std::string>{"keep.png"});
+  write_text_file(path("table.csv"), "a,b\n1,2\n");
+  EXPECT_EQ(read_bytes("table.csv"), "a,b\n1,2\n");
+}
+
+}  // namespace
+}  // namespace gigaseg
