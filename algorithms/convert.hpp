@@ -1,0 +1,69 @@
+#pragma once
+// Pixel type and colour conversions, pitch- and roi-aware.
+//  - rgb_to_gray: BT.601 luma with OpenCV's fixed-point rule and rounding (COLOR_RGB2GRAY):
+//    gray = (9798 R + 19235 G + 3735 B + 16384) >> 15, identical to cv::cvtColor
+//    (OpenCV 4.x; checked bit for bit against its RGB2Gray in tests/test_pixel_ops.cpp).
+//  - convert: out = saturate<U>(in * scale + offset), rounding to nearest (ties to even) for
+//    integer outputs, as cv::Mat::convertTo. 8 -> 16 bit with scale 257 maps 255 to 65535.
+#include "algorithms/detail/pixelwise.hpp"
+#include "core/error.hpp"
+#include "core/image.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace gigaseg {
+
+struct ConvertParams {
+  double scale = 1.0;
+  double offset = 0.0;
+};
+
+namespace detail {
+inline void require_same_size(char const* what, index_t iw, index_t ih, index_t ow, index_t oh) {
+  GIGASEG_REQUIRE(iw == ow && ih == oh, ErrorKind::input, what,
+                  "output is " + std::to_string(ow) + "x" + std::to_string(oh) + ", input " + std::to_string(iw) +
+                      "x" + std::to_string(ih));
+}
+
+template <class U>
+KOKKOS_INLINE_FUNCTION U saturate(double v) {
+  if constexpr (std::is_floating_point<U>::value) {
+    return U(v);
+  } else {
+    double const r = ::rint(v);  // round half to even, like cvRound
+    if (!(r >= 0.0)) return U(0);  // also NaN
+    double const top = double(std::numeric_limits<U>::max());
+    return r >= top ? std::numeric_limits<U>::max() : U(r);
+  }
+}
+
+KOKKOS_INLINE_FUNCTION std::uint8_t luma_bt601(Rgb8 p) {
+  return std::uint8_t((9798u * p.r + 19235u * p.g + 3735u * p.b + 16384u) >> 15);
+}
+}  // namespace detail
+
+template <class ExecSpace>
+void rgb_to_gray(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& in,
+                 ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out) {
+  detail::require_same_size("rgb_to_gray", in.width(), in.height(), out.width(), out.height());
+  detail::for_each_row_pixel(space, "gigaseg::rgb_to_gray", in.height(), in.width(),
+                             KOKKOS_LAMBDA(index_t y, index_t x) { out(y, x) = detail::luma_bt601(in(y, x)); });
+}
+
+template <class ExecSpace, class T, class U>
+void convert(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
+             ImageView<U, typename ExecSpace::memory_space> const& out, ConvertParams const& params = {}) {
+  static_assert(std::is_arithmetic<T>::value && std::is_arithmetic<U>::value, "convert takes single-channel images");
+  detail::require_same_size("convert", in.width(), in.height(), out.width(), out.height());
+  double const scale = params.scale, offset = params.offset;
+  detail::for_each_row_pixel(space, "gigaseg::convert", in.height(), in.width(), KOKKOS_LAMBDA(index_t y, index_t x) {
+    out(y, x) = detail::saturate<U>(double(in(y, x)) * scale + offset);
+  });
+}
+
+}  // namespace gigaseg

@@ -1,0 +1,32 @@
+#pragma once
+// Thresholds producing 8-bit masks (255 foreground, 0 background):
+//  - threshold: foreground where pixel > level (any single-channel type). The 8-bit version
+//    moves 16 bytes per thread when rows allow (see detail/threshold_portable.hpp).
+//  - threshold_local_mean: foreground where pixel > mean(B x B window, border replicate) - C,
+//    identical to cv::adaptiveThreshold(ADAPTIVE_THRESH_MEAN_C, THRESH_BINARY, B, C) for 8-bit.
+//  - Otsu: algorithms/otsu.hpp.
+#include "core/image.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace gigaseg {
+
+template <class ExecSpace, class T>
+void threshold(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
+               ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, double level);
+
+struct LocalMeanParams {
+  int block = 11;    // odd window side B >= 3
+  double c = 2.0;    // the constant subtracted from the mean
+};
+
+template <class ExecSpace>
+void threshold_local_mean(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
+                          ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out,
+                          LocalMeanParams const& params);
+
+}  // namespace gigaseg
+
+#include "algorithms/detail/threshold_portable.hpp"

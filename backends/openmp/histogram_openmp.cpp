@@ -1,0 +1,52 @@
+#include "backends/openmp/histogram_openmp.hpp"
+
+#include <array>
+#include <vector>
+
+namespace gigaseg::tuned {
+
+bool histogram_u8(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::HostSpace> const& image,
+                  Counts<Kokkos::HostSpace> const& counts) {
+  int const threads = space.concurrency();
+  index_t const height = image.height(), width = image.width();
+  std::vector<std::array<std::uint64_t, 256>> partial{std::size_t(threads)};
+  Kokkos::parallel_for(
+      "gigaseg::histogram[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, threads), [&](int thread) {
+        std::array<std::uint64_t, 256>& total = partial[std::size_t(thread)];
+        total.fill(0);
+        std::uint32_t sub[4][256] = {};
+        index_t const y0 = height * thread / threads, y1 = height * (thread + 1) / threads;
+        index_t pending = 0;  // pixels counted into `sub` since the last flush
+        auto flush = [&] {
+          for (int b = 0; b < 256; ++b) {
+            total[std::size_t(b)] += std::uint64_t(sub[0][b]) + sub[1][b] + sub[2][b] + sub[3][b];
+            sub[0][b] = sub[1][b] = sub[2][b] = sub[3][b] = 0;
+          }
+          pending = 0;
+        };
+        for (index_t y = y0; y < y1; ++y) {
+          std::uint8_t const* row = image.row(y);
+          index_t x = 0;
+          for (; x + 4 <= width; x += 4) {
+            ++sub[0][row[x]];
+            ++sub[1][row[x + 1]];
+            ++sub[2][row[x + 2]];
+            ++sub[3][row[x + 3]];
+          }
+          for (; x < width; ++x) ++sub[0][row[x]];
+          pending += width;
+          if (pending > (index_t(1) << 31)) flush();  // 32-bit counters: flush long before 2^32
+        }
+        flush();
+      });
+  space.fence();
+  auto host_counts = counts;  // HostSpace: written directly
+  for (int b = 0; b < 256; ++b) {
+    std::uint64_t sum = 0;
+    for (auto const& p : partial) sum += p[std::size_t(b)];
+    host_counts(b) = sum;
+  }
+  return true;
+}
+
+}  // namespace gigaseg::tuned
