@@ -40,3 +40,18 @@ for side in (32, 64, 128, 256, 512, 1024, 2048, 4096):
             crossover = side * side
 if crossover:
     print(f"GPU (with transfers) first beats the host at {crossover} pixels")
+
+# Pixel operations (bench_pixel_ops): rates against the device-to-device copy of the same image.
+copy = find("BM_CudaMemcpyDeviceToDevice", 20000)
+if copy:
+    print(f"\n20000x20000 cudaMemcpy D2D: {copy[0]:.4f} ms, {copy[1]:.3f} TB/s (read + written)")
+    for name, (ms, tbs) in medians.items():
+        if ("Kokkos::Cuda" in name or "Cub" in name) and "/20000" in name:
+            print(f"  {name.split('/iterations')[0]:45s} {ms:8.4f} ms  {tbs:6.3f} TB/s  = {tbs/copy[1]:.3f} of the copy rate"
+                  f"  ({copy[0]/ms:.3f} of the copy's speed in time)")
+host_copy = find("BM_HostMemcpy", 8192)
+if host_copy:
+    print(f"\nhost memcpy 8192x8192: {host_copy[0]:.3f} ms")
+    for name, (ms, tbs) in medians.items():
+        if "DefaultHostExecutionSpace" in name and "/8192" in name:
+            print(f"  {name.split('/iterations')[0]:55s} {ms:8.3f} ms = {host_copy[0]/ms:.3f} of memcpy (time of the same image)")

@@ -24,12 +24,17 @@ step cli bash "$dev/cli/test_cli.sh" "$dev/gigaseg"
 step info "$dev/gigaseg" info
 step info-json "$dev/gigaseg" --json info
 if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+  step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$dev/gigaseg_tests" --gtest_filter='PixelOps/Cuda.Histogram*'
   step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/gigaseg_tests" --gtest_filter='*/Cuda.*:-*Huge*'
 fi
-if [ -x "$dev/bench_foundation" ]; then
-  step bench env OMP_NUM_THREADS=${BENCH_THREADS:-16} "$dev/bench_foundation" --benchmark_out="$out/foundation.json" \
+# Each benchmark program writes its JSON; report.py prints medians and the ratios to the peers.
+for bench in "$dev"/bench_*; do
+  [ -x "$bench" ] || continue
+  name=$(basename "$bench")
+  case " ${BENCHES:-$name} " in *" $name "*) ;; *) continue ;; esac
+  step "$name" env OMP_NUM_THREADS=${BENCH_THREADS:-16} "$bench" --benchmark_out="$out/$name.json" \
     --benchmark_out_format=json ${BENCH_FILTER:+--benchmark_filter=$BENCH_FILTER}
-  python3 "$dev/report.py" "$out/foundation.json" | tee "$out/foundation.txt"
-fi
+  python3 "$dev/report.py" "$out/$name.json" | tee "$out/$name.txt"
+done
 cat "$out/info.log"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

@@ -53,5 +53,7 @@ struct Command {
 // Each command file defines one of these; main.cpp registers them all.
 Command make_info_command(CLI::App& parent);
 Command make_convert_command(CLI::App& parent);
+Command make_histogram_command(CLI::App& parent);
+Command make_threshold_command(CLI::App& parent);
 
 }  // namespace gigaseg::cli

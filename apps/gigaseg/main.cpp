@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
   std::vector<cli::Command> commands;
   commands.push_back(cli::make_info_command(app));
   commands.push_back(cli::make_convert_command(app));
+  commands.push_back(cli::make_histogram_command(app));
+  commands.push_back(cli::make_threshold_command(app));
 
   try {
     app.parse(argc, argv);

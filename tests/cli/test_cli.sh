@@ -77,5 +77,23 @@ check missing-folder-names-file one_line_naming "nowhere"
 expect 2 missing-argument -- convert "$work/in.pgm"
 check no-temporaries-left test -z "$(find "$work" -name '.*.tmp')"
 
+# histogram and threshold (the algorithms themselves are checked against OpenCV in the unit tests).
+printf 'P2\n4 2\n255\n0 10 200 255\n30 40 250 60\n' >"$work/t.pgm"
+expect 0 histogram -- histogram "$work/t.pgm"
+check histogram-rows test "$(wc -l <"$work/out")" -eq 257
+check histogram-count grep -qx "255,1" "$work/out"
+expect 0 histogram-binned -- --json histogram "$work/t.pgm" --bins 4 --range 0,256
+check histogram-binned-counts python3 -c "import json; d=json.load(open('$work/out')); assert d['counts']==[5,0,0,3], d['counts']"
+expect 2 histogram-half-range -- histogram "$work/t.pgm" --bins 4
+expect 0 threshold-value -- threshold "$work/t.pgm" "$work/mask.pgm" --method value=40
+check threshold-value-mask cmp -s <(printf 'P5\n4 2\n255\n\0\0\377\377\0\0\377\377') "$work/mask.pgm"
+expect 0 threshold-otsu -- --json threshold "$work/t.pgm" "$work/otsu.png" --method otsu
+check threshold-otsu-json python3 -c "import json; d=json.load(open('$work/out')); assert d['threshold']==60 and d['backend'] and 'compute' in d['timings_ms']"
+expect 0 threshold-mean -- threshold "$work/t.pgm" "$work/mean.tif" --method mean=3,2
+expect 2 threshold-bad-method -- threshold "$work/t.pgm" "$work/x.png" --method median
+check threshold-bad-method-names one_line_naming "method"
+expect 2 threshold-even-block -- threshold "$work/t.pgm" "$work/x.png" --method mean=4,2
+check threshold-no-output test ! -e "$work/x.png"
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

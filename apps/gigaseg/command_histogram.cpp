@@ -1,0 +1,86 @@
+// gigaseg histogram IN [--bins N --range LO,HI]: CSV `bin,count` on stdout (or --json).
+#include "apps/gigaseg/backend_dispatch.hpp"
+#include "algorithms/histogram.hpp"
+
+#include <iostream>
+
+namespace gigaseg::cli {
+
+Path parse_path(std::string const& text) {
+  if (text == "auto") return Path::automatic;
+  if (text == "portable") return Path::portable;
+  if (text == "tuned") return Path::tuned;
+  GIGASEG_THROW(ErrorKind::usage, "--path", "unknown path '" + text + "' (expected auto, portable or tuned)");
+}
+
+Command make_histogram_command(CLI::App& parent) {
+  struct Arguments {
+    std::string input, path = "auto";
+    int bins = 0;
+    std::vector<double> range;
+  };
+  auto arguments = std::make_shared<Arguments>();
+  Command command;
+  command.name = "histogram";
+  command.app = parent.add_subcommand("histogram", "256-bin histogram of an 8-bit image (or N bins over a range) as CSV");
+  command.app->add_option("IN", arguments->input, "input image")->required();
+  command.app->add_option("--bins", arguments->bins, "number of bins (16-bit and float images)")->check(CLI::Range(1, 1 << 20));
+  command.app->add_option("--range", arguments->range, "LO,HI: the value range the bins cover")->delimiter(',')->expected(2);
+  command.app->add_option("--path", arguments->path, "auto|portable|tuned (implementation to run)");
+  command.run = [arguments](Session& session) {
+    Path const path = parse_path(arguments->path);
+    GIGASEG_REQUIRE((arguments->bins == 0) == arguments->range.empty(), ErrorKind::usage, "--bins",
+                    "--bins and --range go together");
+    AnyHostImage image;
+    {
+      StageTimer timer(session, "read");
+      image = read_image(arguments->input);
+    }
+    PixelType const type = pixel_type(image);
+    bool const binned = arguments->bins > 0;
+    GIGASEG_REQUIRE(binned || type == PixelType::u8 || type == PixelType::rgb8, ErrorKind::usage, "--bins",
+                    arguments->input + " is " + to_string(type) + ": give --bins N --range LO,HI");
+    std::vector<std::uint64_t> counts;
+    {
+      StageTimer timer(session, "compute");
+      on_backend(session, width(image) * height(image), [&](auto const& space) {
+        using Space = std::decay_t<decltype(space)>;
+        using Memory = typename Space::memory_space;
+        Counts<Memory> device_counts("gigaseg::cli::counts", binned ? std::size_t(arguments->bins) : 256);
+        BinRange const range = binned ? BinRange{arguments->bins, arguments->range[0], arguments->range[1]} : BinRange{};
+        if (type == PixelType::u16 || type == PixelType::f32) {
+          std::visit(
+              [&](auto const& host) {
+                using T = typename std::decay_t<decltype(host)>::value_type;
+                if constexpr (std::is_same<T, std::uint16_t>::value || std::is_same<T, float>::value) {
+                  auto on_device = upload(space, host);
+                  histogram(space, ImageView<T const, Memory>(on_device), device_counts, range, HistogramParams{path});
+                }
+              },
+              image);
+        } else {
+          GIGASEG_REQUIRE(type != PixelType::u32, ErrorKind::input, arguments->input, "32-bit label images have no histogram");
+          auto gray = gray8_on(space, image, arguments->input);
+          if (binned)
+            histogram(space, ImageView<std::uint8_t const, Memory>(gray), device_counts, range, HistogramParams{path});
+          else
+            histogram(space, ImageView<std::uint8_t const, Memory>(gray), device_counts, HistogramParams{path});
+        }
+        auto host_counts = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), device_counts);
+        counts.assign(host_counts.data(), host_counts.data() + host_counts.extent(0));
+      });
+    }
+    auto& r = session.report;
+    r["command"] = "histogram";
+    r["width"] = width(image);
+    r["height"] = height(image);
+    r["counts"] = counts;
+    if (session.options.json || session.options.quiet) return;
+    std::string csv = "bin,count\n";
+    for (std::size_t b = 0; b < counts.size(); ++b) csv += std::to_string(b) + "," + std::to_string(counts[b]) + "\n";
+    std::cout << csv;
+  };
+  return command;
+}
+
+}  // namespace gigaseg::cli

@@ -1,0 +1,190 @@
+// Pixel and global operations (issue 3) against the peers named there, in one program run:
+//  GPU (20000 x 20000 8-bit): threshold and 256-bin histogram (tuned and portable paths, on noise
+//  and on a flat white image, the tissue-scan background) against cudaMemcpy device-to-device and
+//  CUB DeviceHistogram::HistogramEven; Otsu end to end (histogram, counts to the host, T).
+//  Host (OpenMP): threshold and histogram against std::memcpy of the same bytes, Otsu against
+//  OpenCV's THRESH_OTSU when built with OpenCV (host builds).
+//
+//   bench_pixel_ops --benchmark_out=pixel_ops.json --benchmark_out_format=json
+#include "algorithms/histogram.hpp"
+#include "algorithms/otsu.hpp"
+#include "algorithms/threshold.hpp"
+#include "core/runtime.hpp"
+#include "core/transfer.hpp"
+#include "perf/timer.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#ifdef KOKKOS_ENABLE_CUDA
+#include <cub/device/device_histogram.cuh>
+#include <cuda_runtime_api.h>
+#endif
+#ifdef GIGASEG_BENCH_OPENCV
+#include <opencv2/imgproc.hpp>
+#endif
+
+namespace gigaseg::perf {
+namespace {
+
+constexpr int repetitions = 25;
+
+enum Content { noise = 0, white = 1 };
+
+template <class Memory>
+ImageView<std::uint8_t, Memory> make_image(index_t side, Content content) {
+  HostImage<std::uint8_t> host("perf::host", side, side);
+  std::mt19937_64 rng(side);
+  for (index_t y = 0; y < side; ++y) {
+    std::uint8_t* row = host.row(y);
+    if (content == white) {
+      std::memset(row, 255, std::size_t(side));
+    } else {
+      for (index_t x = 0; x < side; x += 8) {
+        auto const v = rng();
+        std::memcpy(row + x, &v, std::size_t(std::min<index_t>(8, side - x)));
+      }
+    }
+  }
+  ImageView<std::uint8_t, Memory> image("perf::image", side, side);
+  Kokkos::DefaultHostExecutionSpace host_space;
+  copy(host_space, image, host);
+  Kokkos::fence();
+  return image;
+}
+
+void configure(benchmark::internal::Benchmark* b) {
+  b->UseManualTime()->Iterations(1)->Repetitions(repetitions)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond);
+}
+
+template <class Work>
+void run_timed(benchmark::State& state, double bytes, Work&& work) {
+  work();  // warm-up
+  for (auto _ : state) state.SetIterationTime(work() / 1e3);
+  state.counters["TB/s"] = benchmark::Counter(bytes / 1e12, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+template <class Space>
+void BM_Threshold(benchmark::State& state) {
+  Space space;
+  auto in = make_image<typename Space::memory_space>(state.range(0), noise);
+  ImageView<std::uint8_t, typename Space::memory_space> out("perf::out", in.width(), in.height());
+  SpaceTimer<Space> timer(space);
+  run_timed(state, 2.0 * double(in.pixel_count()), [&] {
+    return timer.milliseconds([&] { threshold(space, ImageView<std::uint8_t const, typename Space::memory_space>(in), out, 128.0); });
+  });
+}
+
+template <class Space>
+void BM_Histogram(benchmark::State& state) {
+  Space space;
+  auto in = make_image<typename Space::memory_space>(state.range(0), Content(state.range(1)));
+  Counts<typename Space::memory_space> counts("perf::counts", 256);
+  HistogramParams const params{state.range(2) ? Path::tuned : Path::portable};
+  SpaceTimer<Space> timer(space);
+  run_timed(state, double(in.pixel_count()), [&] {
+    return timer.milliseconds(
+        [&] { histogram(space, ImageView<std::uint8_t const, typename Space::memory_space>(in), counts, params); });
+  });
+  state.SetLabel(std::string(state.range(1) ? "white " : "noise ") + (state.range(2) ? "tuned" : "portable"));
+}
+
+template <class Space>
+void BM_Otsu(benchmark::State& state) {
+  Space space;
+  auto in = make_image<typename Space::memory_space>(state.range(0), noise);
+  SpaceTimer<Space> timer(space);
+  int t = 0;
+  run_timed(state, double(in.pixel_count()), [&] {
+    return timer.milliseconds([&] { t = otsu_threshold(space, ImageView<std::uint8_t const, typename Space::memory_space>(in)); });
+  });
+  benchmark::DoNotOptimize(t);
+}
+
+#ifdef KOKKOS_ENABLE_CUDA
+void BM_CudaMemcpyDeviceToDevice(benchmark::State& state) {
+  Kokkos::Cuda space;
+  auto in = make_image<Kokkos::CudaSpace>(state.range(0), noise);
+  ImageView<std::uint8_t, Kokkos::CudaSpace> out("perf::out", in.width(), in.height());
+  std::size_t const bytes = std::size_t(in.pitch_bytes() * in.height());
+  SpaceTimer<Kokkos::Cuda> timer(space);
+  run_timed(state, 2.0 * double(in.pixel_count()), [&] {
+    return timer.milliseconds(
+        [&] { cudaMemcpyAsync(out.data(), in.data(), bytes, cudaMemcpyDeviceToDevice, space.cuda_stream()); });
+  });
+}
+
+void BM_CubHistogramEven(benchmark::State& state) {
+  Kokkos::Cuda space;
+  auto in = make_image<Kokkos::CudaSpace>(state.range(0), Content(state.range(1)));
+  Kokkos::View<int*, Kokkos::CudaSpace> counts("perf::cub_counts", 256);
+  std::size_t temp_bytes = 0;
+  auto call = [&](void* temp) {
+    return cub::DeviceHistogram::HistogramEven(temp, temp_bytes, in.data(), counts.data(), 257, 0, 256,
+                                               int(in.width()), int(in.height()), std::size_t(in.pitch_bytes()),
+                                               space.cuda_stream());
+  };
+  call(nullptr);
+  Kokkos::View<unsigned char*, Kokkos::CudaSpace> temp("perf::cub_temp", temp_bytes);
+  SpaceTimer<Kokkos::Cuda> timer(space);
+  run_timed(state, double(in.pixel_count()), [&] { return timer.milliseconds([&] { call(temp.data()); }); });
+  state.SetLabel(state.range(1) ? "white" : "noise");
+}
+
+BENCHMARK(BM_CudaMemcpyDeviceToDevice)->Arg(20000)->Apply(configure);
+BENCHMARK_TEMPLATE(BM_Threshold, Kokkos::Cuda)->Arg(20000)->Apply(configure);
+BENCHMARK_TEMPLATE(BM_Histogram, Kokkos::Cuda)->Args({20000, noise, 1})->Args({20000, white, 1})->Args({20000, noise, 0})->Args({20000, white, 0})->Apply(configure);
+BENCHMARK(BM_CubHistogramEven)->Args({20000, noise})->Args({20000, white})->Apply(configure);
+BENCHMARK_TEMPLATE(BM_Otsu, Kokkos::Cuda)->Arg(20000)->Apply(configure);
+#endif
+
+void BM_HostMemcpy(benchmark::State& state) {
+  auto in = make_image<Kokkos::HostSpace>(state.range(0), noise);
+  ImageView<std::uint8_t, Kokkos::HostSpace> out("perf::out", in.width(), in.height());
+  std::size_t const bytes = std::size_t(in.pitch_bytes() * in.height());
+  Kokkos::DefaultHostExecutionSpace space;
+  SpaceTimer<Kokkos::DefaultHostExecutionSpace> timer(space);
+  // The peer for host bandwidth: one std::memcpy of the whole buffer per thread's share.
+  int const threads = space.concurrency();
+  run_timed(state, 2.0 * double(in.pixel_count()), [&] {
+    return timer.milliseconds([&] {
+      Kokkos::parallel_for("perf::memcpy", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(space, 0, threads), [&](int t) {
+        std::size_t const begin = bytes * std::size_t(t) / threads, end = bytes * std::size_t(t + 1) / threads;
+        std::memcpy(out.storage().data() + begin, in.storage().data() + begin, end - begin);
+      });
+    });
+  });
+}
+
+BENCHMARK(BM_HostMemcpy)->Arg(8192)->Apply(configure);
+BENCHMARK_TEMPLATE(BM_Threshold, Kokkos::DefaultHostExecutionSpace)->Arg(8192)->Apply(configure);
+BENCHMARK_TEMPLATE(BM_Histogram, Kokkos::DefaultHostExecutionSpace)->Args({8192, noise, 1})->Args({8192, white, 1})->Args({8192, noise, 0})->Apply(configure);
+BENCHMARK_TEMPLATE(BM_Otsu, Kokkos::DefaultHostExecutionSpace)->Arg(4096)->Apply(configure);
+
+#ifdef GIGASEG_BENCH_OPENCV
+void BM_OpenCVOtsu(benchmark::State& state) {
+  auto in = make_image<Kokkos::HostSpace>(state.range(0), noise);
+  cv::Mat mat(int(in.height()), int(in.width()), CV_8UC1, in.data(), std::size_t(in.pitch_bytes())), out;
+  Kokkos::DefaultHostExecutionSpace space;
+  SpaceTimer<Kokkos::DefaultHostExecutionSpace> timer(space);
+  run_timed(state, double(in.pixel_count()), [&] {
+    return timer.milliseconds([&] { cv::threshold(mat, out, 0, 255, cv::THRESH_BINARY | cv::THRESH_OTSU); });
+  });
+}
+BENCHMARK(BM_OpenCVOtsu)->Arg(4096)->Apply(configure);
+#endif
+
+}  // namespace
+}  // namespace gigaseg::perf
+
+int main(int argc, char** argv) {
+  gigaseg::Runtime runtime;
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
