@@ -7,6 +7,8 @@
 //
 //   bench_pixel_ops --benchmark_out=pixel_ops.json --benchmark_out_format=json
 #include "algorithms/histogram.hpp"
+#include "algorithms/kmeans.hpp"
+#include "tests/stain_image.hpp"
 #include "algorithms/otsu.hpp"
 #include "algorithms/threshold.hpp"
 #include "core/runtime.hpp"
@@ -105,7 +107,29 @@ void BM_Otsu(benchmark::State& state) {
   benchmark::DoNotOptimize(t);
 }
 
+// K-means, K=8, exactly 10 update steps (tolerance -1 never stops early) plus the final
+// assignment, on an IHC-like 2048 x 2048 RGB image; k-means++ initialisation included.
+template <class Space>
+void BM_KMeans(benchmark::State& state) {
+  Space space;
+  using Memory = typename Space::memory_space;
+  auto const host = test::stain_image(state.range(0), state.range(0), 11);
+  ImageView<Rgb8, Memory> image("perf::rgb", host.width(), host.height());
+  copy(Kokkos::DefaultHostExecutionSpace(), image, host);
+  Kokkos::fence();
+  ImageView<std::uint8_t, Memory> labels("perf::labels", host.width(), host.height());
+  KMeansParams params;
+  params.k = 8;
+  params.iterations = 10;
+  params.tolerance = -1;
+  SpaceTimer<Space> timer(space);
+  run_timed(state, 3.0 * double(host.pixel_count()),
+            [&] { return timer.milliseconds([&] { kmeans(space, ImageView<Rgb8 const, Memory>(image), labels, params); }); });
+}
+
 #ifdef KOKKOS_ENABLE_CUDA
+BENCHMARK_TEMPLATE(BM_KMeans, Kokkos::Cuda)->Arg(2048)->Apply(configure);
+
 void BM_CudaMemcpyDeviceToDevice(benchmark::State& state) {
   Kokkos::Cuda space;
   auto in = make_image<Kokkos::CudaSpace>(state.range(0), noise);
@@ -164,6 +188,7 @@ BENCHMARK(BM_HostMemcpy)->Arg(8192)->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Threshold, Kokkos::DefaultHostExecutionSpace)->Arg(8192)->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Histogram, Kokkos::DefaultHostExecutionSpace)->Args({8192, noise, 1})->Args({8192, white, 1})->Args({8192, noise, 0})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Otsu, Kokkos::DefaultHostExecutionSpace)->Arg(4096)->Apply(configure);
+BENCHMARK_TEMPLATE(BM_KMeans, Kokkos::DefaultHostExecutionSpace)->Arg(2048)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(true)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 #ifdef GIGASEG_BENCH_OPENCV
 void BM_OpenCVOtsu(benchmark::State& state) {
@@ -176,6 +201,25 @@ void BM_OpenCVOtsu(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_OpenCVOtsu)->Arg(4096)->Apply(configure);
+
+// OpenCV kmeans on the same image: K=8, 10 iterations, one attempt, k-means++ (float samples).
+void BM_OpenCVKMeans(benchmark::State& state) {
+  auto const host = test::stain_image(state.range(0), state.range(0), 11);
+  cv::Mat samples(int(host.pixel_count()), 3, CV_32F), labels, centres;
+  for (index_t y = 0; y < host.height(); ++y)
+    for (index_t x = 0; x < host.width(); ++x) {
+      float* row = samples.ptr<float>(int(y * host.width() + x));
+      row[0] = host(y, x).r, row[1] = host(y, x).g, row[2] = host(y, x).b;
+    }
+  Kokkos::DefaultHostExecutionSpace space;
+  SpaceTimer<Kokkos::DefaultHostExecutionSpace> timer(space);
+  run_timed(state, 3.0 * double(host.pixel_count()), [&] {
+    return timer.milliseconds([&] {
+      cv::kmeans(samples, 8, labels, cv::TermCriteria(cv::TermCriteria::COUNT, 10, 0), 1, cv::KMEANS_PP_CENTERS, centres);
+    });
+  });
+}
+BENCHMARK(BM_OpenCVKMeans)->Arg(2048)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(true)->UseManualTime()->Unit(benchmark::kMillisecond);
 #endif
 
 }  // namespace

@@ -55,5 +55,6 @@ Command make_info_command(CLI::App& parent);
 Command make_convert_command(CLI::App& parent);
 Command make_histogram_command(CLI::App& parent);
 Command make_threshold_command(CLI::App& parent);
+Command make_kmeans_command(CLI::App& parent);
 
 }  // namespace gigaseg::cli

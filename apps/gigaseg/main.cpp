@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   commands.push_back(cli::make_convert_command(app));
   commands.push_back(cli::make_histogram_command(app));
   commands.push_back(cli::make_threshold_command(app));
+  commands.push_back(cli::make_kmeans_command(app));
 
   try {
     app.parse(argc, argv);

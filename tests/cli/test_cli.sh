@@ -95,5 +95,13 @@ check threshold-bad-method-names one_line_naming "method"
 expect 2 threshold-even-block -- threshold "$work/t.pgm" "$work/x.png" --method mean=4,2
 check threshold-no-output test ! -e "$work/x.png"
 
+printf 'P3\n4 1\n255\n0 0 0 10 10 10 250 250 250 240 240 240\n' >"$work/c.ppm"
+expect 0 kmeans -- --json kmeans "$work/c.ppm" "$work/k.pgm" --k 2 --seed 1
+check kmeans-json python3 -c "import json; d=json.load(open('$work/out')); assert d['k']==2 and len(d['centres'])==2 and d['centres'][0][0] < d['centres'][1][0]"
+check kmeans-map cmp -s <(printf 'P5\n4 1\n255\n\0\0\1\1') "$work/k.pgm"
+expect 2 kmeans-bad-k -- kmeans "$work/c.ppm" "$work/k2.pgm" --k 65
+check kmeans-bad-k-names one_line_naming "k"
+expect 3 kmeans-missing-input -- kmeans "$work/missing.tif" "$work/k3.pgm" --k 2
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,50 @@
+#pragma once
+// K-means colour segmentation (seed 000 section 4.2), deterministic on every backend and run.
+//
+// Exactness by construction: features are small integers (8-bit RGB, BT.601 gray, or CIE Lab
+// scaled to 0..255 like OpenCV's 8-bit Lab, computed with integer arithmetic and tables built on
+// the host), centres are fixed point (1/256 feature unit), distances and per-cluster sums are
+// integers. So assignments, sums and centres are identical whatever the order of the parallel
+// reduction: the same seed gives the same result on CUDA, OpenMP and Serial.
+//
+// Initialisation: greedy k-means++ (2 + ln K trials per centre, as scikit-learn does) on a
+// seeded sample of pixels, on the host. Iterations: each pass assigns every pixel to its nearest
+// centre (ties to the lower index) and accumulates the next centres' sums in the same pass; the
+// sums are reduced per team in scratch memory (per thread on host backends) and only the partial
+// sums are combined globally (seed 000 section 6.1: per-pixel global atomics were the trap).
+// An empty cluster keeps its centre. Output labels are renumbered by ascending centre luminance.
+#include "algorithms/detail/kmeans_features.hpp"
+#include "core/image.hpp"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace gigaseg {
+
+constexpr int max_clusters = 64;
+
+struct KMeansParams {
+  int k = 8;
+  int iterations = 10;          // at most this many update steps
+  double tolerance = 0.0;       // stop when no centre moves by more than this (feature units)
+  std::uint64_t seed = 0;
+  FeatureSpace space = FeatureSpace::rgb;
+  int init_sample = 16384;      // pixels sampled for k-means++
+};
+
+struct KMeansResult {
+  int channels = 3;                              // 1 for gray
+  std::vector<std::array<double, 3>> centres;    // in label order (ascending luminance)
+  int iterations = 0;                            // update steps run
+  double inertia = 0;                            // sum of squared feature distances to the centres
+};
+
+// labels(y, x) in 0..k-1. Fences `space` (returns host data).
+template <class ExecSpace>
+KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
+                    ImageView<std::uint8_t, typename ExecSpace::memory_space> const& labels, KMeansParams const& params);
+
+}  // namespace gigaseg
+
+#include "algorithms/detail/kmeans_impl.hpp"
