@@ -30,7 +30,7 @@ struct KMeansParams {
   double tolerance = 0.0;       // stop when no centre moves by more than this (feature units)
   std::uint64_t seed = 0;
   FeatureSpace space = FeatureSpace::rgb;
-  int init_sample = 16384;      // pixels sampled for k-means++
+  int init_sample = 4096;       // pixels sampled for k-means++ (host work grows with K x this)
 };
 
 struct KMeansResult {

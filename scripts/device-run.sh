@@ -24,7 +24,7 @@ step cli bash "$dev/cli/test_cli.sh" "$dev/gigaseg"
 step info "$dev/gigaseg" info
 step info-json "$dev/gigaseg" --json info
 if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
-  step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$dev/gigaseg_tests" --gtest_filter='PixelOps/Cuda.Histogram*'
+  step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$dev/gigaseg_tests" --gtest_filter="${RACE_FILTER:-PixelOps/Cuda.Histogram*:KMeansOnBackend/Cuda.*}"
   step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/gigaseg_tests" --gtest_filter='*/Cuda.*:-*Huge*'
 fi
 # Each benchmark program writes its JSON; report.py prints medians and the ratios to the peers.
