@@ -32,7 +32,7 @@ std::pair<KMeansResult, HostImage<std::uint8_t>> run(Space const& space, HostIma
 TYPED_TEST(KMeansOnBackend, SameSeedSameResultAsTheHostBackend) {
   auto const image = test::stain_image(203, 97, 1);
   for (FeatureSpace fs : {FeatureSpace::rgb, FeatureSpace::lab, FeatureSpace::gray})
-    for (int k : {1, 3, 8, 40}) {  // 40: past the private-column pass, the atomic fallback on GPUs
+    for (int k : {1, 3, 8, 40}) {
       KMeansParams p;
       p.k = k;
       p.space = fs;

@@ -79,71 +79,6 @@ void kmeans_pass_teams(ExecSpace const& space, ImageView<Rgb8 const, typename Ex
       });
 }
 
-// One pass on a GPU-like space for small K: every thread accumulates into its own column of
-// team scratch ([entry][thread], so a warp's lanes hit distinct banks) with no atomics at all,
-// then the team sums the columns and issues one global atomic per entry. Per-pixel atomics on the
-// K x 4 shared counters were the bottleneck: every lane of a warp contends for a few addresses.
-constexpr int private_team_size = 128;
-inline bool private_pass_fits(int k) { return (4 * k * 4 + 8) * private_team_size <= 40 * 1024; }
-
-template <class ExecSpace>
-void kmeans_pass_private(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
-                         ImageView<std::uint8_t, typename ExecSpace::memory_space> const& labels,
-                         FeatureMap<typename ExecSpace::memory_space> const& features,
-                         Kokkos::View<int const*, typename ExecSpace::memory_space> const& centres,
-                         Kokkos::View<std::uint64_t*, typename ExecSpace::memory_space> const& accumulators, int k) {
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  using Member = typename Policy::member_type;
-  using Columns = Kokkos::View<std::uint32_t**, Kokkos::LayoutRight, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  using Distances = Kokkos::View<unsigned long long*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  using Local = Kokkos::View<int*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  index_t const height = image.height(), width = image.width();
-  int const entries = 4 * k, channels = features.channels(), threads = private_team_size;
-  // 32-bit column sums: a thread sees at most rows_per_team * ceil(width / threads) pixels of
-  // value <= 255; choose the league so that this stays below 2^32.
-  index_t const per_row = (width + threads - 1) / threads;
-  index_t league = std::max<index_t>(1, std::min<index_t>(height, space.concurrency() / threads));
-  league = std::max<index_t>(league, (height * per_row * 255) / (index_t(1) << 31) + 1);
-  league = std::min<index_t>(league, height);
-  Policy policy(space, int(league), threads);
-  policy.set_scratch_size(0, Kokkos::PerTeam(Columns::shmem_size(entries, threads) + Distances::shmem_size(threads) +
-                                             Local::shmem_size(3 * k)));
-  Kokkos::parallel_for(
-      "gigaseg::kmeans::pass[PrivateColumns]", policy, KOKKOS_LAMBDA(Member const& member) {
-        Columns columns(member.team_scratch(0), entries, threads);
-        Distances distances(member.team_scratch(0), threads);
-        Local local_centres(member.team_scratch(0), 3 * k);
-        int const me = member.team_rank();
-        for (int e = 0; e < entries; ++e) columns(e, me) = 0;
-        distances(me) = 0;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 3 * k), [&](int i) { local_centres(i) = centres(i); });
-        member.team_barrier();
-        for (index_t y = member.league_rank(); y < height; y += member.league_size()) {
-          Rgb8 const* row = image.row(y);
-          std::uint8_t* out = labels.row(y);
-          for (index_t x = me; x < width; x += threads) {
-            int f[3];
-            features(row[x], f);
-            long long distance;
-            int const c = nearest(f, local_centres, k, channels, distance);
-            out[x] = std::uint8_t(c);
-            for (int i = 0; i < channels; ++i) columns(4 * c + i, me) += std::uint32_t(f[i]);
-            columns(4 * c + 3, me) += 1;
-            distances(me) += (unsigned long long)distance;
-          }
-        }
-        member.team_barrier();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, entries + 1), [&](int e) {
-          std::uint64_t sum = 0;
-          if (e < entries)
-            for (int t = 0; t < threads; ++t) sum += columns(e, t);
-          else
-            for (int t = 0; t < threads; ++t) sum += distances(t);
-          if (sum != 0) Kokkos::atomic_add(&accumulators(e), sum);
-        });
-      });
-}
-
 // One pass on a host space: each thread accumulates privately (a Kokkos array reduction), no
 // atomics; Kokkos sums the threads' arrays at the end.
 template <class MemorySpace>
@@ -200,10 +135,7 @@ void kmeans_pass(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpac
                             accumulators);
   } else {
     Kokkos::deep_copy(space, accumulators, 0);
-    if (private_pass_fits(k))
-      kmeans_pass_private(space, image, labels, features, centres, accumulators, k);
-    else
-      kmeans_pass_teams(space, image, labels, features, centres, accumulators, k);
+    kmeans_pass_teams(space, image, labels, features, centres, accumulators, k);
   }
 }
 
