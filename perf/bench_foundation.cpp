@@ -25,8 +25,6 @@
 namespace gigaseg::perf {
 namespace {
 
-constexpr int repetitions = 25;
-
 template <class ExecSpace>
 void threshold_naive(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> in,
                      ImageView<std::uint8_t, typename ExecSpace::memory_space> out, std::uint8_t level) {
@@ -80,13 +78,6 @@ struct Images {
   }
 };
 
-template <class Work>
-void run_timed(benchmark::State& state, double bytes, Work&& work) {
-  work();  // warm-up
-  for (auto _ : state) state.SetIterationTime(work() / 1e3);
-  state.counters["TB/s"] = benchmark::Counter(bytes / 1e12, benchmark::Counter::kIsIterationInvariantRate);
-}
-
 template <class ExecSpace>
 void BM_ThresholdNaive(benchmark::State& state) {
   ExecSpace space;
@@ -136,10 +127,6 @@ void BM_ThresholdHost(benchmark::State& state) {
   SpaceTimer<Kokkos::DefaultHostExecutionSpace> timer(space);
   run_timed(state, 2.0 * double(images.in.pixel_count()),
             [&] { return timer.milliseconds([&] { threshold_rows(space, images.in, images.out, 128); }); });
-}
-
-void configure(benchmark::internal::Benchmark* b) {
-  b->UseManualTime()->Iterations(1)->Repetitions(repetitions)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond);
 }
 
 #ifdef KOKKOS_ENABLE_CUDA

@@ -33,8 +33,6 @@
 namespace gigaseg::perf {
 namespace {
 
-constexpr int repetitions = 25;
-
 enum Content { noise = 0, white = 1 };
 
 template <class Memory>
@@ -57,17 +55,6 @@ ImageView<std::uint8_t, Memory> make_image(index_t side, Content content) {
   copy(host_space, image, host);
   Kokkos::fence();
   return image;
-}
-
-void configure(benchmark::internal::Benchmark* b) {
-  b->UseManualTime()->Iterations(1)->Repetitions(repetitions)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond);
-}
-
-template <class Work>
-void run_timed(benchmark::State& state, double bytes, Work&& work) {
-  work();  // warm-up
-  for (auto _ : state) state.SetIterationTime(work() / 1e3);
-  state.counters["TB/s"] = benchmark::Counter(bytes / 1e12, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 template <class Space>

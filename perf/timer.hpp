@@ -3,6 +3,8 @@
 // Kokkos::Cuda (no host-side launch gaps in the figure), a fence and a steady clock otherwise.
 #include <Kokkos_Core.hpp>
 
+#include <benchmark/benchmark.h>
+
 #include <chrono>
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -56,5 +58,20 @@ class SpaceTimer<Kokkos::Cuda> {
   cudaEvent_t start_{}, stop_{};
 };
 #endif
+
+// Every benchmark: one run per repetition, 25 repetitions, medians reported.
+constexpr int repetitions = 25;
+inline void configure(benchmark::internal::Benchmark* b) {
+  b->UseManualTime()->Iterations(1)->Repetitions(repetitions)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond);
+}
+
+// One warm-up call, then one timed call per iteration; `work` returns milliseconds. `bytes` per
+// call gives the TB/s counter.
+template <class Work>
+void run_timed(benchmark::State& state, double bytes, Work&& work) {
+  work();
+  for (auto _ : state) state.SetIterationTime(work() / 1e3);
+  state.counters["TB/s"] = benchmark::Counter(bytes / 1e12, benchmark::Counter::kIsIterationInvariantRate);
+}
 
 }  // namespace gigaseg::perf
