@@ -60,7 +60,7 @@ void histogram_portable(ExecSpace const& space, ImageView<T const, typename Exec
           T const* row = image.row(y);
           Kokkos::parallel_for(Kokkos::TeamThreadRange(member, width), [&](index_t x) {
             int const b = bin_of(row[x]);
-            if (b >= 0) Kokkos::atomic_increment(&local(b));
+            if (b >= 0) Kokkos::atomic_add(&local(b), 1u);  // atomic_increment is gone in Kokkos 5
           });
         }
         member.team_barrier();
