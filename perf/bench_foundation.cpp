@@ -138,11 +138,3 @@ BENCHMARK(BM_ThresholdHost)->RangeMultiplier(2)->Range(32, 4096)->Apply(configur
 
 }  // namespace
 }  // namespace gigaseg::perf
-
-int main(int argc, char** argv) {
-  gigaseg::Runtime runtime;
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

@@ -237,11 +237,3 @@ BENCHMARK(BM_OpenCVKMeans)->Arg(2048)->Iterations(1)->Repetitions(5)->ReportAggr
 
 }  // namespace
 }  // namespace gigaseg::perf
-
-int main(int argc, char** argv) {
-  gigaseg::Runtime runtime;
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
