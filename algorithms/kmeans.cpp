@@ -4,7 +4,8 @@
 
 namespace gigaseg::detail {
 
-std::vector<int> lab_tables() {
+std::vector<int> const& lab_tables() {
+  static std::vector<int> const tables = [] {
   std::vector<int> tables(lab_gamma_entries + lab_cbrt_entries);
   for (int v = 0; v < 256; ++v) {
     double const c = v / 255.0;
@@ -16,6 +17,8 @@ std::vector<int> lab_tables() {
     double const f = t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116.0;
     tables[std::size_t(lab_gamma_entries + i)] = int(std::lround(f * 4096));
   }
+  return tables;
+  }();
   return tables;
 }
 

@@ -9,11 +9,15 @@
 //
 // Initialisation: greedy k-means++ (2 + ln K trials per centre, as scikit-learn does) on a
 // seeded sample of pixels, on the host. Iterations: each pass assigns every pixel to its nearest
-// centre (ties to the lower index) and accumulates the next centres' sums in the same pass; the
-// sums are reduced per team in scratch memory (per thread on host backends) and only the partial
-// sums are combined globally (seed 000 section 6.1: per-pixel global atomics were the trap).
-// An empty cluster keeps its centre. Output labels are renumbered by ascending centre luminance.
+// centre (ties to the lower index) and sums each cluster's members in the same pass; the sums are
+// reduced in fast memory first (per warp and then per block in the tuned CUDA kernel, per team in
+// scratch in the portable pass, per thread on host backends) and only the partial sums are
+// combined globally (seed 000 section 6.1: per-pixel global atomics were the trap). The centre
+// update, the convergence test and the final ranking run on the backend too, so the loop needs no
+// host round trip. An empty cluster keeps its centre. Output labels are numbered by ascending
+// centre luminance (exact integer 299 R + 587 G + 114 B; L* for Lab, the value for gray).
 #include "algorithms/detail/kmeans_features.hpp"
+#include "algorithms/path.hpp"
 #include "core/image.hpp"
 
 #include <array>
@@ -31,6 +35,7 @@ struct KMeansParams {
   std::uint64_t seed = 0;
   FeatureSpace space = FeatureSpace::rgb;
   int init_sample = 4096;       // pixels sampled for k-means++ (host work grows with K x this)
+  Path path = Path::automatic;  // the assignment pass: tuned (CUDA kernel / host reduction) or portable
 };
 
 struct KMeansResult {
@@ -40,10 +45,15 @@ struct KMeansResult {
   double inertia = 0;                            // sum of squared feature distances to the centres
 };
 
-// labels(y, x) in 0..k-1. Fences `space` (returns host data).
+// labels(y, x) in 0..k-1. Fences `space` (returns host data). The iterations themselves run on
+// `space` without a host round trip.
 template <class ExecSpace>
 KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
                     ImageView<std::uint8_t, typename ExecSpace::memory_space> const& labels, KMeansParams const& params);
+
+// The pass kmeans() takes on ExecSpace for a requested path.
+template <class ExecSpace>
+Path kmeans_path(Path requested);
 
 }  // namespace gigaseg
 

@@ -95,7 +95,8 @@ void BM_Otsu(benchmark::State& state) {
 }
 
 // K-means, K=8, exactly range(1) update steps (tolerance -1 never stops early) plus the final
-// assignment, on an IHC-like 2048 x 2048 RGB image; k-means++ initialisation included.
+// assignment, on an IHC-like 2048 x 2048 RGB image; k-means++ initialisation included. range(2):
+// 1 tuned pass, 0 portable pass.
 template <class Space>
 void BM_KMeans(benchmark::State& state) {
   Space space;
@@ -109,14 +110,16 @@ void BM_KMeans(benchmark::State& state) {
   params.k = 8;
   params.iterations = int(state.range(1));
   params.tolerance = -1;
+  params.path = state.range(2) ? Path::tuned : Path::portable;
+  state.SetLabel(to_string(params.path));
   SpaceTimer<Space> timer(space);
   run_timed(state, 3.0 * double(host.pixel_count()),
             [&] { return timer.milliseconds([&] { kmeans(space, ImageView<Rgb8 const, Memory>(image), labels, params); }); });
 }
 
 #ifdef KOKKOS_ENABLE_CUDA
-// One assignment + accumulation pass alone (K=8, RGB). Separates the kernel from the
-// initialisation and the per-iteration host round trip that BM_KMeans includes.
+// One assignment + accumulation pass alone (K=8, RGB), range(1): 0 portable, 1 tuned. Separates the
+// kernel from the initialisation and the update steps that BM_KMeans includes.
 void BM_KMeansPass(benchmark::State& state) {
   Kokkos::Cuda space;
   using Memory = Kokkos::CudaSpace;
@@ -126,22 +129,29 @@ void BM_KMeansPass(benchmark::State& state) {
   Kokkos::fence();
   ImageView<std::uint8_t, Memory> labels("perf::labels", host.width(), host.height());
   int const k = 8;
-  Kokkos::View<int*, Memory> centres("perf::centres", 3 * k);
-  Kokkos::parallel_for("perf::centres", Kokkos::RangePolicy<Kokkos::Cuda>(space, 0, 3 * k),
-                       KOKKOS_LAMBDA(int i) { centres(i) = 256 * ((i * 37) % 255); });
-  Kokkos::View<std::uint64_t*, Memory> accumulators("perf::accumulators", std::size_t(detail::accumulator_size(k)));
-  Kokkos::View<int*, Memory> tables("perf::tables", std::size_t(detail::lab_gamma_entries + detail::lab_cbrt_entries));
-  detail::FeatureMap<Memory> const features{FeatureSpace::rgb, tables, detail::lab_matrix()};
+  detail::KMeansState const layout{k};
+  Kokkos::View<int*, Memory> centres("perf::centres", 4 * k);
+  Kokkos::View<std::uint64_t*, Memory> kmeans_state("perf::state", std::size_t(layout.size()));
+  Kokkos::parallel_for(
+      "perf::centres", Kokkos::RangePolicy<Kokkos::Cuda>(space, 0, k), KOKKOS_LAMBDA(int c) {
+        std::uint64_t norm = 0;
+        for (int i = 0; i < 3; ++i) {
+          centres(3 * c + i) = 256 * ((c * 3 + i) * 37 % 255);
+          norm += std::uint64_t(centres(3 * c + i)) * std::uint64_t(centres(3 * c + i));
+        }
+        centres(3 * k + c) = c;
+        kmeans_state(layout.norms() + c) = norm;
+      });
+  detail::FeatureMap const features{FeatureSpace::rgb, nullptr, detail::lab_matrix()};
+  detail::KMeansPassArgs<Memory> const args{image, labels, features, centres.data(), kmeans_state.data(), k, false};
+  Path const path = state.range(1) ? Path::tuned : Path::portable;
+  state.SetLabel(to_string(path));
   SpaceTimer<Kokkos::Cuda> timer(space);
-  run_timed(state, 4.0 * double(host.pixel_count()), [&] {
-    return timer.milliseconds([&] {
-      detail::kmeans_pass_teams(space, ImageView<Rgb8 const, Memory>(image), labels, features,
-                                Kokkos::View<int const*, Memory>(centres), accumulators, k);
-    });
-  });
+  run_timed(state, 3.0 * double(host.pixel_count()),
+            [&] { return timer.milliseconds([&] { detail::kmeans_pass(space, args, nullptr, path); }); });
 }
-BENCHMARK(BM_KMeansPass)->Arg(2048)->Apply(configure);
-BENCHMARK_TEMPLATE(BM_KMeans, Kokkos::Cuda)->Args({2048, 10})->Args({2048, 1})->Apply(configure);
+BENCHMARK(BM_KMeansPass)->Args({2048, 0})->Args({2048, 1})->Apply(configure);
+BENCHMARK_TEMPLATE(BM_KMeans, Kokkos::Cuda)->Args({2048, 10, 1})->Args({2048, 1, 1})->Args({2048, 10, 0})->Apply(configure);
 
 void BM_CudaMemcpyDeviceToDevice(benchmark::State& state) {
   Kokkos::Cuda space;
@@ -201,7 +211,7 @@ BENCHMARK(BM_HostMemcpy)->Arg(8192)->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Threshold, Kokkos::DefaultHostExecutionSpace)->Arg(8192)->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Histogram, Kokkos::DefaultHostExecutionSpace)->Args({8192, noise, 1})->Args({8192, white, 1})->Args({8192, noise, 0})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Otsu, Kokkos::DefaultHostExecutionSpace)->Arg(4096)->Apply(configure);
-BENCHMARK_TEMPLATE(BM_KMeans, Kokkos::DefaultHostExecutionSpace)->Args({2048, 10})->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(true)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_KMeans, Kokkos::DefaultHostExecutionSpace)->Args({2048, 10, 1})->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(true)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 #ifdef GIGASEG_BENCH_OPENCV
 void BM_OpenCVOtsu(benchmark::State& state) {

@@ -21,17 +21,20 @@ constexpr int lab_cbrt_entries = 4608;   // t x 4096 (t slightly above 1 after r
 struct LabMatrix {
   int m[9];  // sRGB (D65) -> XYZ / white point, x 4096
 };
-std::vector<int> lab_tables();  // gamma entries, then cube-root entries
+// Gamma entries, then cube-root entries; computed once per process (pow and cbrt are not cheap).
+std::vector<int> const& lab_tables();
 LabMatrix lab_matrix();
 
 KOKKOS_INLINE_FUNCTION int round_div(long long n, long long d) {  // d > 0, halves away from zero
   return int(n >= 0 ? (2 * n + d) / (2 * d) : -((-2 * n + d) / (2 * d)));
 }
 
-template <class MemorySpace>
+// Pixel -> integer features. A plain struct of a raw pointer (to lab_tables() in the memory space
+// the kernel runs in; unused and may be null for gray and RGB), so that Kokkos functors and the
+// hand-written CUDA kernel share it.
 struct FeatureMap {
   FeatureSpace space;
-  Kokkos::View<int const*, MemorySpace> tables;
+  int const* tables;
   LabMatrix lab;
 
   KOKKOS_INLINE_FUNCTION int channels() const { return space == FeatureSpace::gray ? 1 : 3; }
@@ -42,12 +45,12 @@ struct FeatureMap {
     } else if (space == FeatureSpace::gray) {
       f[0] = luma_bt601(p), f[1] = 0, f[2] = 0;
     } else {
-      int const r = tables(p.r), g = tables(p.g), b = tables(p.b);
+      int const r = tables[p.r], g = tables[p.g], b = tables[p.b];
       int t[3];
       for (int i = 0; i < 3; ++i) {
         int v = (lab.m[3 * i] * r + lab.m[3 * i + 1] * g + lab.m[3 * i + 2] * b + 2048) >> 12;
         v = v < 0 ? 0 : v >= lab_cbrt_entries ? lab_cbrt_entries - 1 : v;
-        t[i] = tables(lab_gamma_entries + v);
+        t[i] = tables[lab_gamma_entries + v];
       }
       // L* (0..100) -> 0..255, a*, b* + 128, as OpenCV's 8-bit Lab.
       int const l = round_div((116LL * t[1] - 16 * 4096) * 255, 100LL * 4096);
