@@ -24,10 +24,11 @@ step cli bash "$dev/cli/test_cli.sh" "$dev/gigaseg"
 step info "$dev/gigaseg" info
 step info-json "$dev/gigaseg" --json info
 if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
-  step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$dev/gigaseg_tests" --gtest_filter="${RACE_FILTER:-PixelOps/Cuda.Histogram*:KMeansOnBackend/Cuda.*}"
-  step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/gigaseg_tests" --gtest_filter='*/Cuda.*:-*Huge*'
+  step racecheck compute-sanitizer --tool racecheck --error-exitcode 9 "$dev/gigaseg_tests" --gtest_filter="${RACE_FILTER:-PixelOps/Cuda.Histogram*:KMeansOnBackend/Cuda.*:LabelOnBackend/Cuda.*}"
+  step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$dev/gigaseg_tests" --gtest_filter="${MEMCHECK_FILTER:-*/Cuda.*:-*Huge*}"
 fi
 # Each benchmark program writes its JSON; report.py prints medians and the ratios to the peers.
+# BENCHES names the programs to run (default all), BENCH_FILTER a --benchmark_filter regex.
 for bench in "$dev"/bench_*; do
   [ -x "$bench" ] || continue
   name=$(basename "$bench")
@@ -36,5 +37,16 @@ for bench in "$dev"/bench_*; do
     --benchmark_out_format=json ${BENCH_FILTER:+--benchmark_filter=$BENCH_FILTER}
   python3 "$dev/report.py" "$out/$name.json" | tee "$out/$name.txt"
 done
+# The peers of issue 4's figures, on the same GPU in the same job (perf/peers/).
+if [ "${PEERS:-0}" = 1 ]; then
+  step cupy-label env PYTHONUNBUFFERED=1 python3 "$dev/peers/cupy_label.py"
+  tail -n 3 "$out/cupy-label.log"
+  if command -v nvcc >/dev/null; then
+    step npp-build nvcc -O2 -std=c++20 -arch=sm_90 "$dev/peers/npp_label.cu" -o /tmp/npp_label -lnppif -lnppc -lnppial \
+      -lnppist -lnppidei -lnppim
+    step npp-label /tmp/npp_label
+    tail -n 3 "$out/npp-label.log"
+  fi
+fi
 cat "$out/info.log"
 printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"

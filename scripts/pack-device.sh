@@ -8,11 +8,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/cuda-bench}
 out=$root/.devbuild
 rm -rf "$out" && mkdir -p "$out/lib"
-for exe in tests/gigaseg_tests apps/gigaseg perf/bench_foundation perf/bench_pixel_ops; do
+for exe in tests/gigaseg_tests apps/gigaseg perf/bench_foundation perf/bench_pixel_ops perf/bench_label; do
   [ -x "$build/$exe" ] && cp "$build/$exe" "$out/"
 done
 cp -r "$root/tests/cli" "$out/cli"
 cp "$root/perf/report.py" "$out/"
+cp -r "$root/perf/peers" "$out/peers"
 for exe in "$out"/gigaseg_tests "$out"/gigaseg "$out"/bench_*; do
   [ -x "$exe" ] || continue
   ldd "$exe" | awk '$3 ~ /^\// {print $3}'

@@ -103,5 +103,27 @@ expect 2 kmeans-bad-k -- kmeans "$work/c.ppm" "$work/k2.pgm" --k 65
 check kmeans-bad-k-names one_line_naming "k"
 expect 3 kmeans-missing-input -- kmeans "$work/missing.tif" "$work/k3.pgm" --k 2
 
+# label and segment: two 8-connected components (a diagonal pair and an L), background 0.
+printf 'P2\n5 4\n255\n255 0 0 0 0\n0 255 0 200 200\n0 0 0 0 200\n0 0 0 0 0\n' >"$work/l.pgm"
+expect 0 label -- label "$work/l.pgm" "$work/l.tif" --stats "$work/l.csv"
+check label-prints-n grep -qx "2" "$work/out"
+check label-stats-header grep -qx "label,area,x0,y0,x1,y1,cx,cy,perimeter,mean_intensity" "$work/l.csv"
+check label-stats-first grep -qx "1,2,0,0,1,1,0.5000,0.5000,8,255.0000" "$work/l.csv"
+check label-stats-second grep -qx "2,3,3,1,4,2,3.6667,1.3333,8,200.0000" "$work/l.csv"
+expect 0 label-4 -- --json label "$work/l.pgm" "$work/l4.pgm" --connectivity 4
+check label-4-json python3 -c "import json; d=json.load(open('$work/out')); assert d['components']==3 and d['connectivity']==4 and 'compute' in d['timings_ms']"
+check label-4-map cmp -s <(printf 'P5\n5 4\n65535\n\0\1\0\0\0\0\0\0\0\0\0\0\0\2\0\0\0\3\0\3\0\0\0\0\0\0\0\0\0\3\0\0\0\0\0\0\0\0\0\0') "$work/l4.pgm"
+expect 2 label-bad-connectivity -- label "$work/l.pgm" "$work/x.tif" --connectivity 6
+check label-bad-connectivity-names one_line_naming "connectivity"
+expect 3 label-missing-stats-folder -- label "$work/l.pgm" "$work/x.tif" --stats "$work/nowhere/s.csv"
+check label-no-output test ! -e "$work/x.tif"
+expect 0 segment-nuclei -- --json segment "$work/l.pgm" "$work/s.tif" --pipeline nuclei --foreground bright \
+  --stats "$work/s.csv" --overlay "$work/s.png"
+check segment-json python3 -c "import json; d=json.load(open('$work/out')); assert d['components']==2 and d['pipeline']=='nuclei' and all(k in d['timings_ms'] for k in ('otsu','label','stats','compute'))"
+check segment-overlay test -s "$work/s.png"
+expect 2 segment-unknown-pipeline -- segment "$work/l.pgm" "$work/s2.tif" --pipeline watershed
+check segment-unknown-names one_line_naming "pipeline"
+check no-temporaries-after-labels test -z "$(find "$work" -name '.*.tmp')"
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

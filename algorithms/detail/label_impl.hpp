@@ -1,0 +1,156 @@
+#pragma once
+// Implementation of algorithms/label.hpp: the portable path, the canonical numbering shared by
+// every union-find path, and the dispatch to the tuned backends.
+#include "algorithms/detail/label_portable.hpp"
+#include "core/error.hpp"
+#include "gigaseg_config.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#ifdef KOKKOS_ENABLE_OPENMP
+#include "backends/openmp/label_openmp.hpp"
+#endif
+#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
+#include "backends/cuda/label_cuda.hpp"
+#endif
+
+namespace gigaseg {
+namespace detail {
+
+template <class ExecSpace>
+struct TunedLabel : std::false_type {};
+#ifdef KOKKOS_ENABLE_OPENMP
+template <>
+struct TunedLabel<Kokkos::OpenMP> : std::true_type {};
+#endif
+#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
+template <>
+struct TunedLabel<Kokkos::Cuda> : std::true_type {};
+#endif
+
+inline void check_label_count(index_t components) {
+  GIGASEG_REQUIRE(components <= index_t(std::numeric_limits<Label>::max()), ErrorKind::input, "label",
+                  std::to_string(components) + " components do not fit 32-bit labels");
+}
+
+// Canonical numbering of a compressed parents array (every foreground entry points at its root,
+// the smallest index of its component): roots are numbered 1..N in index order by a scan, each
+// root writes its own number, then every other pixel copies its root's. Returns N.
+template <class ExecSpace, class Index>
+index_t number_components(ExecSpace const& space, Kokkos::View<Index*, typename ExecSpace::memory_space> const& parents,
+                          ImageView<Label, typename ExecSpace::memory_space> const& labels) {
+  index_t const width = labels.width(), pixels = labels.pixel_count();
+  using Range = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>;
+  index_t components = 0;
+  Kokkos::parallel_scan(
+      "gigaseg::label::number_roots", Range(space, 0, pixels),
+      KOKKOS_LAMBDA(index_t i, index_t & count, bool final) {
+        bool const root = parents(i) == Index(i);
+        if (final && root) labels(i / width, i % width) = Label(count + 1);
+        count += root ? 1 : 0;
+      },
+      components);
+  check_label_count(components);
+  Kokkos::parallel_for(
+      "gigaseg::label::copy_root_numbers", Range(space, 0, pixels), KOKKOS_LAMBDA(index_t i) {
+        Index const root = parents(i);
+        if (root == background_parent<Index>()) {
+          labels(i / width, i % width) = 0;
+        } else if (root != Index(i)) {
+          labels(i / width, i % width) = labels(index_t(root) / width, index_t(root) % width);
+        }
+      });
+  return components;
+}
+
+template <class Index, class ExecSpace, class T>
+index_t label_portable(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& image,
+                       ImageView<Label, typename ExecSpace::memory_space> const& labels, LabelParams const& params) {
+  using Memory = typename ExecSpace::memory_space;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  index_t const height = image.height(), width = image.width();
+  Kokkos::View<Index*, Memory> parents(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gigaseg::label::parents"),
+                                       std::size_t(image.pixel_count()));
+  Connects<T> const connects{params.equal_value};
+  int const connectivity = params.connectivity;
+  Index const w = Index(width);
+  // Initial links: each foreground pixel points at its first backward link, or at itself.
+  Kokkos::parallel_for(
+      "gigaseg::label::init[Portable]", Policy(space, int(height), Kokkos::AUTO), KOKKOS_LAMBDA(Member const& member) {
+        index_t const y = member.league_rank();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, width), [&](index_t x) {
+          Index const i = Index(y) * w + Index(x);
+          if (image(y, x) == 0) {
+            parents(i) = background_parent<Index>();
+            return;
+          }
+          Index first = i, second = i;
+          int const links = links_of(image, connects, connectivity, y, x, w, first, second);
+          parents(i) = links > 0 ? first : i;
+        });
+      });
+  // Second links: merged with atomics, now that every pixel has its initial parent.
+  Kokkos::parallel_for(
+      "gigaseg::label::merge[Portable]", Policy(space, int(height), Kokkos::AUTO), KOKKOS_LAMBDA(Member const& member) {
+        index_t const y = member.league_rank();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, width), [&](index_t x) {
+          if (image(y, x) == 0) return;
+          Index const i = Index(y) * w + Index(x);
+          Index first = i, second = i;
+          if (links_of(image, connects, connectivity, y, x, w, first, second) == 2) merge(parents.data(), i, second);
+        });
+      });
+  Kokkos::parallel_for(
+      "gigaseg::label::compress[Portable]",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, image.pixel_count()),
+      KOKKOS_LAMBDA(index_t i) {
+        if (parents(i) != background_parent<Index>()) parents(i) = find_root(parents.data(), Index(i));
+      });
+  return number_components(space, parents, labels);
+}
+
+// 32-bit union-find entries while every index and the background marker fit.
+inline bool needs_wide_indices(index_t pixels, LabelParams const& params) {
+  return params.wide_indices || pixels >= index_t(std::numeric_limits<std::uint32_t>::max());
+}
+
+}  // namespace detail
+
+template <class ExecSpace>
+Path label_path(Path requested) {
+  return resolve_path(requested, detail::TunedLabel<ExecSpace>::value, "label");
+}
+
+template <class ExecSpace, class T>
+index_t label(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& image,
+              ImageView<Label, typename ExecSpace::memory_space> const& labels, LabelParams const& params) {
+  static_assert(std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value ||
+                    std::is_same<T, std::uint32_t>::value,
+                "label() takes 8-, 16- or 32-bit unsigned images");
+  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "--connectivity",
+                  "must be 4 or 8, not " + std::to_string(params.connectivity));
+  GIGASEG_REQUIRE(image.width() == labels.width() && image.height() == labels.height(), ErrorKind::input, "label",
+                  "labels and image sizes differ");
+  Path const path = label_path<ExecSpace>(params.path);
+  if (image.empty()) return 0;
+  bool const wide = detail::needs_wide_indices(image.pixel_count(), params);
+  index_t components = 0;
+  if (path == Path::tuned) {
+    if constexpr (detail::TunedLabel<ExecSpace>::value) {
+      // The tuned paths return false when a precondition fails; the portable path then runs.
+      if (tuned::label(space, image, labels, params, wide, components)) return components;
+    }
+  }
+  components = wide ? detail::label_portable<unsigned long long>(space, image, labels, params)
+                    : detail::label_portable<std::uint32_t>(space, image, labels, params);
+  space.fence();
+  return components;
+}
+
+}  // namespace gigaseg

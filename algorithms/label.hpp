@@ -1,0 +1,40 @@
+#pragma once
+// Connected-component labelling (seed 000's CCL), exact and canonical.
+//
+// Components of the nonzero pixels under 4- or 8-connectivity, or ("equal value" mode) of
+// connected pixels that share the same nonzero value (class maps such as K-means output).
+// Numbering is canonical: background 0, components 1..N in the order of their first pixel in a
+// row-major scan, which equals skimage.measure.label pixel for pixel, on every backend, path
+// and run. Every path is union-find whose root is always the smallest linear index of the
+// component, i.e. its first pixel; numbering the roots in index order is then a scan over root
+// flags.
+//
+// Paths (algorithms/path.hpp):
+//  - portable: union-find with atomic-min merging (Playne & Hawick 2018; Komura's equivalence for
+//    the initial links) in Kokkos, any backend (algorithms/detail/label_portable.hpp);
+//  - tuned on OpenMP: strip-parallel run-based scan, runs merged across strip seams
+//    (backends/openmp/label_openmp.cpp);
+//  - tuned on CUDA: backends/cuda/label_cuda.cpp.
+//
+// Linear indices are 64-bit in the API; the union-find arrays use 32-bit entries while the image
+// has fewer than 2^32 pixels (a 50000 x 45000 scan has 2.25e9) and 64-bit entries beyond that.
+#include "algorithms/detail/label_types.hpp"
+#include "core/image.hpp"
+
+#include <cstdint>
+
+namespace gigaseg {
+
+// labels(y, x) = component number (0 background); returns N, the number of components. Fences
+// `space` (returns host data). T: 8-, 16- or 32-bit unsigned.
+template <class ExecSpace, class T>
+index_t label(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& image,
+              ImageView<Label, typename ExecSpace::memory_space> const& labels, LabelParams const& params = {});
+
+// The path label() takes on ExecSpace for a requested path.
+template <class ExecSpace>
+Path label_path(Path requested);
+
+}  // namespace gigaseg
+
+#include "algorithms/detail/label_impl.hpp"

@@ -1,0 +1,26 @@
+#pragma once
+// Outputs shared by the commands that produce labels (label, segment): the label image in the
+// format the extension asks for, the statistics CSV, and the boundary overlay.
+#include "algorithms/region_stats.hpp"
+#include "core/io/image_file.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gigaseg::cli {
+
+// Fails (usage error naming OUT) unless the extension is .tif/.tiff (32-bit labels) or .png/.pgm
+// (16-bit labels, if they fit); checked before any work.
+void check_label_output(std::string const& path);
+
+// 32-bit TIFF, or 16-bit PNG/PGM when the labels fit in 16 bits (else an input error saying so).
+void write_label_image(std::string const& path, HostImage<Label> const& labels, index_t components);
+
+// label,area,x0,y0,x1,y1,cx,cy,perimeter,mean_intensity (shared/CLI.md), one row a component.
+void write_stats_csv(std::string const& path, std::vector<RegionStats> const& regions);
+
+// The input as RGB with every boundary pixel (a labelled pixel with a 4-neighbour of another label)
+// painted in its label's colour.
+void write_overlay(std::string const& path, AnyHostImage const& input, HostImage<Label> const& labels);
+
+}  // namespace gigaseg::cli
