@@ -12,6 +12,7 @@
 // runs of tens to thousands of pixels). All sums are integers, so every backend and run gives the
 // same table.
 #include "algorithms/detail/label_types.hpp"
+#include "algorithms/path.hpp"
 #include "core/image.hpp"
 
 #include <cstdint>
@@ -30,12 +31,17 @@ struct RegionStats {
 };
 
 // One row per label 1..components, in label order. `intensity` has the labels' size; T: 8- or
-// 16-bit unsigned. Fences `space` (returns host data).
+// 16-bit unsigned. Fences `space` (returns host data). Paths: portable (above), tuned on CUDA
+// (backends/cuda/region_stats_cuda.cpp: warp reductions by label and a per-warp carry).
 template <class ExecSpace, class T>
 std::vector<RegionStats> region_stats(ExecSpace const& space,
                                       ImageView<Label const, typename ExecSpace::memory_space> const& labels,
                                       index_t components,
-                                      ImageView<T const, typename ExecSpace::memory_space> const& intensity);
+                                      ImageView<T const, typename ExecSpace::memory_space> const& intensity,
+                                      Path path = Path::automatic);
+
+template <class ExecSpace>
+Path region_stats_path(Path requested);
 
 }  // namespace gigaseg
 

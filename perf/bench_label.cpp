@@ -87,7 +87,9 @@ void BM_Label(benchmark::State& state) {
   state.counters["components"] = double(components);
 }
 
-// Statistics of every component of an already labelled mask (intensity: the mask itself).
+// Statistics of every component of an already labelled mask (intensity: the mask itself);
+// range(2): 1 the whole table on the host (region_stats), 0 the device pass alone (the
+// accumulators on the device, as a pipeline that keeps working there uses them).
 template <class Space>
 void BM_RegionStats(benchmark::State& state) {
   Space space;
@@ -99,9 +101,15 @@ void BM_RegionStats(benchmark::State& state) {
   SpaceTimer<Space> timer(space);
   run_timed(state, double(side * side) * 5.0, [&] {
     return timer.milliseconds([&] {
-      auto const table = region_stats(space, ImageView<Label const, Memory>(labels), components,
-                                      ImageView<std::uint8_t const, Memory>(mask));
-      benchmark::DoNotOptimize(table.data());
+      if (state.range(2)) {
+        auto const table = region_stats(space, ImageView<Label const, Memory>(labels), components,
+                                        ImageView<std::uint8_t const, Memory>(mask));
+        benchmark::DoNotOptimize(table.data());
+      } else {
+        auto const sums = detail::region_sums(space, ImageView<Label const, Memory>(labels), components,
+                                              ImageView<std::uint8_t const, Memory>(mask), Path::automatic);
+        benchmark::DoNotOptimize(sums.sums.data());
+      }
     });
   });
   state.counters["components"] = double(components);
@@ -115,7 +123,12 @@ BENCHMARK_TEMPLATE(BM_Label, Kokkos::Cuda)
     ->Args({20000, blob_mask, 0})
     ->Args({4096, blob_mask, 1})
     ->Apply(configure);
-BENCHMARK_TEMPLATE(BM_RegionStats, Kokkos::Cuda)->Args({20000, random_mask})->Args({20000, blob_mask})->Apply(configure);
+BENCHMARK_TEMPLATE(BM_RegionStats, Kokkos::Cuda)
+    ->Args({20000, random_mask, 0})
+    ->Args({20000, blob_mask, 0})
+    ->Args({20000, random_mask, 1})
+    ->Args({20000, blob_mask, 1})
+    ->Apply(configure);
 
 // 50000 x 45000 = 2.25e9 pixels: past 2^31, with 32-bit union-find entries (the pitched slots stay
 // below 2^32). Reports the device memory in use at the peak (input + labels + scratch).

@@ -307,14 +307,20 @@ TYPED_TEST(LabelOnBackend, RegionStatisticsMatchTheDefinition) {
   cases.push_back({"Nx1", test::random_mask(301, 1, 0.5, 4)});
   cases.push_back({"random", test::random_mask(203, 157, 0.45, 11)});
   cases.push_back({"random wide", test::random_mask(1031, 67, 0.7, 12)});
+  cases.push_back({"strips", comb(9001, 5)});  // several 4096-pixel strips of the CUDA kernel
   for (auto const& c : cases) {
     auto const [labels, n] = flood_fill(c.image, 8, false);
     auto const intensity = test::noise_u8(c.image.width(), c.image.height(), 77);
     auto device_labels = test::to_space(space, labels);
     auto device_intensity = test::to_space(space, intensity);
-    auto const got = region_stats(space, ImageView<Label const, M>(device_labels), n,
-                                  ImageView<std::uint8_t const, M>(device_intensity));
-    expect_same_stats(got, reference_stats(labels, n, intensity), c.name);
+    auto const want = reference_stats(labels, n, intensity);
+    std::vector<Path> stats_paths{Path::portable};
+    if (region_stats_path<TypeParam>(Path::automatic) == Path::tuned) stats_paths.push_back(Path::tuned);
+    for (Path path : stats_paths) {
+      auto const got = region_stats(space, ImageView<Label const, M>(device_labels), n,
+                                    ImageView<std::uint8_t const, M>(device_intensity), path);
+      expect_same_stats(got, want, c.name + " " + to_string(path));
+    }
   }
   // Definition checks that need no reference: a full image's perimeter, a lone pixel's.
   auto const [full_labels, full_n] = flood_fill(filled(37, 23, 255), 8, false);

@@ -1,0 +1,30 @@
+#pragma once
+// Temporary device memory ordered on an execution space instance's stream (cudaMallocAsync's
+// pool): no device-wide synchronisation on allocation or release, and the pool keeps the memory
+// between calls, so a kernel's scratch costs no cudaMalloc/cudaFree pair per call. Released (on
+// the same stream) when the object goes out of scope.
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+
+namespace gigaseg::cuda {
+
+class StreamScratch {
+ public:
+  StreamScratch(Kokkos::Cuda const& space, std::size_t bytes);
+  ~StreamScratch();
+  StreamScratch(StreamScratch const&) = delete;
+  StreamScratch& operator=(StreamScratch const&) = delete;
+
+  void* data() const noexcept { return pointer_; }
+  template <class T>
+  T* as() const noexcept {
+    return static_cast<T*>(pointer_);
+  }
+
+ private:
+  void* pointer_ = nullptr;
+  cudaStream_t stream_;
+};
+
+}  // namespace gigaseg::cuda
