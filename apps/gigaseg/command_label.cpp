@@ -39,6 +39,8 @@ Command make_label_command(CLI::App& parent) {
       StageTimer timer(session, "read");
       image = read_image(arguments->input);
     }
+    GIGASEG_REQUIRE(arguments->stats.empty() || pixel_type(image) != PixelType::u32, ErrorKind::input, arguments->input,
+                    "--stats needs an 8- or 16-bit image for the intensities, not a 32-bit one");
     LabelParams params;
     params.connectivity = arguments->connectivity;
     params.equal_value = arguments->equal_value;
@@ -54,13 +56,10 @@ Command make_label_command(CLI::App& parent) {
         auto run = [&](auto const& in) {
           using T = typename std::decay_t<decltype(in)>::value_type;
           components = label(space, ImageView<std::remove_const_t<T> const, Memory>(in), out, params);
-          if (!arguments->stats.empty()) {
-            if constexpr (std::is_same<std::remove_const_t<T>, std::uint32_t>::value) {
-              GIGASEG_THROW(ErrorKind::input, arguments->input, "--stats needs an 8- or 16-bit image for the intensities");
-            } else {
+          if constexpr (!std::is_same<std::remove_const_t<T>, std::uint32_t>::value) {  // checked above
+            if (!arguments->stats.empty())
               regions = region_stats(space, ImageView<Label const, Memory>(out), components,
                                      ImageView<std::remove_const_t<T> const, Memory>(in));
-            }
           }
         };
         if (auto const* u16 = std::get_if<HostImage<std::uint16_t>>(&image)) {

@@ -113,6 +113,11 @@ check label-stats-second grep -qx "2,3,3,1,4,2,3.6667,1.3333,8,200.0000" "$work/
 expect 0 label-4 -- --json label "$work/l.pgm" "$work/l4.pgm" --connectivity 4
 check label-4-json python3 -c "import json; d=json.load(open('$work/out')); assert d['components']==3 and d['connectivity']==4 and 'compute' in d['timings_ms']"
 check label-4-map cmp -s <(printf 'P5\n5 4\n65535\n\0\1\0\0\0\0\0\0\0\0\0\0\0\2\0\0\0\3\0\3\0\0\0\0\0\0\0\0\0\3\0\0\0\0\0\0\0\0\0\0') "$work/l4.pgm"
+expect 0 label-of-labels -- label "$work/l.tif" "$work/relabelled.tif"
+check label-of-labels-n grep -qx "2" "$work/out"
+expect 3 label-stats-of-32-bit -- label "$work/l.tif" "$work/y.tif" --stats "$work/y.csv"
+check label-stats-of-32-bit-names one_line_naming "l.tif"
+check label-stats-of-32-bit-no-output test ! -e "$work/y.tif"
 expect 2 label-bad-connectivity -- label "$work/l.pgm" "$work/x.tif" --connectivity 6
 check label-bad-connectivity-names one_line_naming "connectivity"
 expect 3 label-missing-stats-folder -- label "$work/l.pgm" "$work/x.tif" --stats "$work/nowhere/s.csv"
