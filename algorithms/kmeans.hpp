@@ -8,7 +8,8 @@
 // reduction: the same seed gives the same result on CUDA, OpenMP and Serial.
 //
 // Initialisation: greedy k-means++ (2 + ln K trials per centre, as scikit-learn does) on a
-// seeded sample of pixels, on the host. Iterations: each pass assigns every pixel to its nearest
+// seeded sample of pixels (counter-based draws, so every backend samples the same pixels), in one
+// team on the backend itself. Iterations: each pass assigns every pixel to its nearest
 // centre (ties to the lower index) and sums each cluster's members in the same pass; the sums are
 // reduced in fast memory first (per warp and then per block in the tuned CUDA kernel, per team in
 // scratch in the portable pass, per thread on host backends) and only the partial sums are
@@ -34,7 +35,8 @@ struct KMeansParams {
   double tolerance = 0.0;       // stop when no centre moves by more than this (feature units)
   std::uint64_t seed = 0;
   FeatureSpace space = FeatureSpace::rgb;
-  int init_sample = 4096;       // pixels sampled for k-means++ (host work grows with K x this)
+  int attempts = 1;             // whole runs from different seeds; the least inertia wins (cv::kmeans' attempts)
+  int init_sample = 4096;       // pixels sampled for k-means++ (its work grows with K x this)
   Path path = Path::automatic;  // the assignment pass: tuned (CUDA kernel / host reduction) or portable
 };
 
@@ -43,10 +45,11 @@ struct KMeansResult {
   std::vector<std::array<double, 3>> centres;    // in label order (ascending luminance)
   int iterations = 0;                            // update steps run
   double inertia = 0;                            // sum of squared feature distances to the centres
+  int attempt = 0;                               // the attempt that won (0-based)
 };
 
-// labels(y, x) in 0..k-1. Fences `space` (returns host data). The iterations themselves run on
-// `space` without a host round trip.
+// labels(y, x) in 0..k-1. Fences `space` (returns host data). The initialisation and the
+// iterations run on `space` without a host round trip.
 template <class ExecSpace>
 KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
                     ImageView<std::uint8_t, typename ExecSpace::memory_space> const& labels, KMeansParams const& params);

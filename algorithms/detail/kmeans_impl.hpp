@@ -17,7 +17,6 @@
 #include <array>
 #include <cmath>
 #include <optional>
-#include <random>
 #include <type_traits>
 #include <vector>
 
@@ -249,50 +248,171 @@ void kmeans_rank(ExecSpace const& space, Centres const& centres, int k, bool rgb
       });
 }
 
-// Greedy k-means++ on the sampled features (host, so identical for every backend): each new centre
-// is the best of 2 + ln K D^2-sampled candidates (scikit-learn's rule). Structure of arrays and
-// 32-bit distances (at most 3 * 255^2) so the inner loops vectorise.
-inline std::vector<std::array<int, 3>> kmeans_plus_plus(std::vector<int> const (&sample)[3], int k, std::mt19937_64& rng) {
-  std::size_t const n = sample[0].size();
-  auto distance_to = [&](std::size_t j, std::vector<int>& out) {
-    int const a = sample[0][j], b = sample[1][j], c = sample[2][j];
-    for (std::size_t i = 0; i < n; ++i) {
-      int const d0 = sample[0][i] - a, d1 = sample[1][i] - b, d2 = sample[2][i] - c;
-      out[i] = d0 * d0 + d1 * d1 + d2 * d2;
+// The run's random numbers: a counter-based generator (SplitMix64's finaliser over the seed, a
+// stream and a counter), so that any backend draws number i of stream s without a sequence to
+// share, and the host reference of the tests draws the same ones.
+//   stream 0: the sampled pixel indices; stream 1: k-means++'s first centre; stream 2: the
+//   candidates (centre c, trial t: counter c * trials + t).
+KOKKOS_INLINE_FUNCTION std::uint64_t kmeans_random(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter) {
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (2 * counter + 1) + 0xd1b54a32d192ed03ULL * stream;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Attempt a of a run seeded `seed` starts from this seed (attempt 0 from the seed itself).
+KOKKOS_INLINE_FUNCTION std::uint64_t kmeans_attempt_seed(std::uint64_t seed, int a) {
+  return a == 0 ? seed : kmeans_random(seed, 3, std::uint64_t(a));
+}
+
+// k-means++ candidates per centre: 2 + ln K (scikit-learn's rule), as an integer for every backend.
+KOKKOS_INLINE_FUNCTION int kmeans_trials(int k) {
+  int trials = 2;
+  for (double e = 2.718281828459045; e <= double(k); e *= 2.718281828459045) ++trials;
+  return trials;
+}
+constexpr int kmeans_max_trials = 7;  // kmeans_trials(max_clusters) = 6
+constexpr int kmeans_scratch_samples = 4096;  // k-means++ keeps samples up to this many in fast memory
+
+// D^2 sampling's draw: the first sample whose inclusive running sum of distances passes
+// floor(u * total), u uniform in [0, 1) from the top 53 bits (exact in a double on every backend).
+KOKKOS_INLINE_FUNCTION long long kmeans_target(std::uint64_t draw, long long total) {
+  return (long long)(double(draw >> 11) * (1.0 / 9007199254740992.0) * double(total));
+}
+
+// The seeded sample's features (structure of arrays, 3n ints): pixel i of the sample is
+// kmeans_random(seed, 0, i) mod the pixel count.
+template <class ExecSpace>
+void kmeans_sample(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
+                   FeatureMap const& features, int* sample, int n, std::uint64_t seed) {
+  index_t const width = image.width();
+  std::uint64_t const pixels = std::uint64_t(image.pixel_count());
+  Kokkos::parallel_for(
+      "gigaseg::kmeans::sample", Kokkos::RangePolicy<ExecSpace>(space, 0, n), KOKKOS_LAMBDA(int i) {
+        index_t const pixel = index_t(kmeans_random(seed, 0, std::uint64_t(i)) % pixels);
+        int f[3];
+        features(image(pixel / width, pixel % width), f);
+        for (int c = 0; c < 3; ++c) sample[c * n + i] = f[c];
+      });
+}
+
+// Greedy k-means++ on the sampled features, one team on the backend (no host round trip): each new
+// centre is the best of kmeans_trials(K) D^2-sampled candidates. features: 3n ints (structure of
+// arrays), nearest: n ints of workspace. Writes the run's initial state: centres (1/256 units) and
+// ranks 0, norms, sums and flags zeroed. Integer sums and a deterministic scan make every backend
+// choose the same centres (tests/test_kmeans.cpp has a serial version of the same rules).
+template <class ExecSpace>
+void kmeans_initialise(ExecSpace const& space, int const* features, int* nearest, int n, int* centres, std::uint64_t* state,
+                       int k, std::uint64_t seed) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  using Ints = Kokkos::View<int*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using Shorts = Kokkos::View<short*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  KMeansState const layout{k};
+  int const trials = kmeans_trials(k);
+  // The sample's features (16 bits each) and distances live in the team's scratch when they fit
+  // (the default sample of 4096 takes 40 KB): every phase reads them all, and from global memory
+  // each phase waited on its loads (the whole initialisation took 0.24 ms at K = 8 on the H200).
+  bool const in_scratch = n <= kmeans_scratch_samples;
+  std::size_t const scratch_bytes =
+      Ints::shmem_size(kmeans_max_trials) + (in_scratch ? Shorts::shmem_size(3 * std::size_t(n)) + Ints::shmem_size(n) : 0);
+  auto body = KOKKOS_LAMBDA(Member const& member) {
+    Ints scratch(member.team_scratch(0), kmeans_max_trials);
+    int* const candidates = scratch.data();
+    short* fast_features = nullptr;
+    int* nearest_to = nearest;
+    if (in_scratch) {
+      Shorts features_scratch(member.team_scratch(0), 3 * n);
+      Ints nearest_scratch(member.team_scratch(0), n);
+      fast_features = features_scratch.data();
+      nearest_to = nearest_scratch.data();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 3 * n), [&](int i) { fast_features[i] = short(features[i]); });
+      member.team_barrier();
+    }
+    auto feature = [&](int channel, int i) { return in_scratch ? int(fast_features[channel * n + i]) : features[channel * n + i]; };
+    auto distance = [&](int i, int j) {
+      int const d0 = feature(0, i) - feature(0, j), d1 = feature(1, i) - feature(1, j), d2 = feature(2, i) - feature(2, j);
+      return d0 * d0 + d1 * d1 + d2 * d2;
+    };
+    auto write_centre = [&](int c, int j) {
+      std::uint64_t norm = 0;
+      for (int i = 0; i < 3; ++i) {
+        int const value = 256 * features[i * n + j];
+        centres[3 * c + i] = value;
+        norm += std::uint64_t((long long)value * value);
+      }
+      centres[3 * k + c] = 0;
+      state[layout.norms() + c] = norm;
+    };
+    // Each thread of the team owns a contiguous chunk of the sample, so that running sums in
+    // sample order are a team scan of the chunks' sums.
+    int const chunk = (n + member.team_size() - 1) / member.team_size();
+    int const begin = member.team_rank() * chunk < n ? member.team_rank() * chunk : n;
+    int const end = begin + chunk < n ? begin + chunk : n;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, layout.size() - layout.sums()),
+                         [&](int i) { state[layout.sums() + i] = 0; });
+    int const first = int(kmeans_random(seed, 1, 0) % std::uint64_t(n));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n), [&](int i) { nearest_to[i] = distance(i, first); });
+    Kokkos::single(Kokkos::PerTeam(member), [&]() { write_centre(0, first); });
+    member.team_barrier();
+    for (int c = 1; c < k; ++c) {
+      long long total = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(member, n), [&](int i, long long& sum) { sum += nearest_to[i]; }, total);
+      // A barrier after each team reduction and scan: back-to-back collectives share Kokkos'
+      // reduction buffer in shared memory (compute-sanitizer racecheck caught the race).
+      member.team_barrier();
+      Kokkos::single(Kokkos::PerTeam(member), [&]() {
+        for (int t = 0; t < trials; ++t)
+          candidates[t] = total == 0 ? int(kmeans_random(seed, 2, std::uint64_t(c * trials + t)) % std::uint64_t(n)) : n - 1;
+      });
+      member.team_barrier();
+      if (total != 0) {
+        // Sample i is trial t's draw when the target falls in its span of the running sum.
+        long long mine = 0;
+        for (int i = begin; i < end; ++i) mine += nearest_to[i];
+        long long before = member.team_scan(mine);
+        member.team_barrier();
+        for (int i = begin; i < end; ++i) {
+          for (int t = 0; t < trials; ++t) {
+            long long const target = kmeans_target(kmeans_random(seed, 2, std::uint64_t(c * trials + t)), total);
+            if (before <= target && before + nearest_to[i] > target) candidates[t] = i;
+          }
+          before += nearest_to[i];
+        }
+        member.team_barrier();
+      }
+      long long best_potential = -1;
+      int best = 0;
+      for (int t = 0; t < trials; ++t) {
+        int const candidate = candidates[t];
+        long long potential = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(member, n),
+            [&](int i, long long& sum) {
+              int const d = distance(i, candidate);
+              sum += nearest_to[i] < d ? nearest_to[i] : d;
+            },
+            potential);
+        member.team_barrier();
+        if (best_potential < 0 || potential < best_potential) best_potential = potential, best = candidate;
+      }
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, n), [&](int i) {
+        int const d = distance(i, best);
+        if (d < nearest_to[i]) nearest_to[i] = d;
+      });
+      Kokkos::single(Kokkos::PerTeam(member), [&]() { write_centre(c, best); });
+      member.team_barrier();
     }
   };
-  std::vector<std::size_t> chosen{std::size_t(rng() % n)};
-  std::vector<int> nearest_d(n), candidate_d(n);
-  distance_to(chosen[0], nearest_d);
-  int const trials = 2 + int(std::log(double(k)));
-  while (int(chosen.size()) < k) {
-    long long total = 0;
-    for (std::size_t i = 0; i < n; ++i) total += nearest_d[i];
-    std::size_t best = 0;
-    long long best_potential = -1;
-    for (int t = 0; t < trials; ++t) {
-      std::size_t candidate = 0;
-      if (total == 0) {
-        candidate = rng() % n;
-      } else {
-        // D^2 sampling: the first sample whose cumulative distance passes a uniform draw.
-        long long const target = (long long)(std::uniform_real_distribution<double>(0.0, 1.0)(rng) * double(total));
-        long long running = 0;
-        for (candidate = 0; candidate + 1 < n; ++candidate)
-          if ((running += nearest_d[candidate]) > target) break;
-      }
-      distance_to(candidate, candidate_d);
-      long long potential = 0;
-      for (std::size_t i = 0; i < n; ++i) potential += std::min(nearest_d[i], candidate_d[i]);
-      if (best_potential < 0 || potential < best_potential) best_potential = potential, best = candidate;
-    }
-    chosen.push_back(best);
-    distance_to(best, candidate_d);
-    for (std::size_t i = 0; i < n; ++i) nearest_d[i] = std::min(nearest_d[i], candidate_d[i]);
-  }
-  std::vector<std::array<int, 3>> centres;
-  for (std::size_t j : chosen) centres.push_back({sample[0][j], sample[1][j], sample[2][j]});
-  return centres;
+  // One team, as wide as the backend allows up to 256 threads: with Kokkos' automatic team size
+  // the whole 2048 x 2048 run took 1.5 ms with one update step on the H200, with 256 threads 0.38.
+  Policy probe(space, 1, Kokkos::AUTO);
+  probe.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+  int const team = std::max(1, std::min(256, probe.team_size_max(body, Kokkos::ParallelForTag())));
+  Policy policy(space, 1, team);
+  policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+  Kokkos::parallel_for("gigaseg::kmeans::initialise", policy, body);
 }
 
 }  // namespace detail
@@ -309,6 +429,7 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
   GIGASEG_REQUIRE(params.k >= 1 && params.k <= max_clusters, ErrorKind::usage, "--k",
                   "must be between 1 and " + std::to_string(max_clusters));
   GIGASEG_REQUIRE(params.iterations >= 1, ErrorKind::usage, "--iters", "must be at least 1");
+  GIGASEG_REQUIRE(params.attempts >= 1, ErrorKind::usage, "--attempts", "must be at least 1");
   GIGASEG_REQUIRE(image.width() == labels.width() && image.height() == labels.height(), ErrorKind::input, "kmeans",
                   "labels and image sizes differ");
   GIGASEG_REQUIRE(!image.empty(), ErrorKind::input, "kmeans", "empty image");
@@ -325,17 +446,19 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
     Kokkos::deep_copy(space, tables, Kokkos::View<int const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                                          host_tables.data(), host_tables.size()));
   detail::FeatureMap const features{params.space, tables.data(), detail::lab_matrix()};
-  detail::FeatureMap const host_features{params.space, host_tables.data(), detail::lab_matrix()};
 
   // Everything the run keeps on the backend, in one allocation (in words of 64 bits): the state,
-  // the centres and ranks, the sample's pixel indices, the gathered sample. One allocation without
-  // initialisation instead of five initialised ones (each of those costs an allocation, a fill
-  // kernel and a fence: a quarter of the time of a whole 2048 x 2048 run on the H200).
-  index_t const samples = std::min<index_t>(pixels, std::max(params.init_sample, k));
+  // the centres and ranks, the sample's features (3 ints a pixel) and k-means++'s distances (one
+  // int a pixel). One allocation without initialisation instead of several initialised ones (each
+  // of those costs an allocation, a fill kernel and a fence). The sample is drawn, gathered and
+  // initialised on the backend: the run's only host round trip is the final read of the state.
+  int const samples = int(std::min<index_t>(pixels, std::max(params.init_sample, k)));
   std::size_t const state_words = std::size_t(layout.size()), centre_words = std::size_t(2 * k);
-  std::size_t const index_offset = state_words + centre_words, gathered_offset = index_offset + std::size_t(samples);
-  std::size_t const words = gathered_offset + (3 * std::size_t(samples) + 7) / 8;
-  // On CUDA from the stream-ordered pool (no cudaMalloc/cudaFree and their synchronisation per call).
+  std::size_t const result_words = state_words + centre_words;
+  std::size_t const feature_offset = result_words, nearest_offset = feature_offset + (3 * std::size_t(samples) + 1) / 2;
+  std::size_t const words = nearest_offset + (std::size_t(samples) + 1) / 2;
+  // On CUDA from the library's stream-ordered pool (no cudaMalloc/cudaFree and their
+  // synchronisation per call).
   Kokkos::View<std::uint64_t*, Memory, Kokkos::MemoryUnmanaged> workspace;
   Kokkos::View<std::uint64_t*, Memory> owned_workspace;
 #if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
@@ -349,51 +472,10 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
     owned_workspace = decltype(owned_workspace)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gigaseg::kmeans::workspace"), words);
     workspace = owned_workspace;
   }
-  auto host_workspace = Kokkos::create_mirror_view(workspace);
-  auto region = [](auto const& view, std::size_t begin, std::size_t end) {
-    return Kokkos::subview(view, Kokkos::make_pair(begin, end));
-  };
   std::uint64_t* const state = workspace.data();
   int* const centres = reinterpret_cast<int*>(workspace.data() + state_words);
-  index_t* const indices = reinterpret_cast<index_t*>(workspace.data() + index_offset);
-  Rgb8* const gathered = reinterpret_cast<Rgb8*>(workspace.data() + gathered_offset);
-  std::uint64_t* const host_state = host_workspace.data();
-  int* const host_centres = reinterpret_cast<int*>(host_workspace.data() + state_words);
-
-  // Seeded sample of pixels, gathered on the backend.
-  std::mt19937_64 rng(params.seed);
-  for (index_t i = 0; i < samples; ++i)
-    reinterpret_cast<index_t*>(host_workspace.data() + index_offset)[i] = index_t(rng() % std::uint64_t(pixels));
-  Kokkos::deep_copy(space, region(workspace, index_offset, gathered_offset), region(host_workspace, index_offset, gathered_offset));
-  index_t const width = image.width();
-  Kokkos::parallel_for(
-      "gigaseg::kmeans::gather", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, samples),
-      KOKKOS_LAMBDA(index_t i) { gathered[i] = image(indices[i] / width, indices[i] % width); });
-  Kokkos::deep_copy(space, region(host_workspace, gathered_offset, words), region(workspace, gathered_offset, words));
-  space.fence();
-  Rgb8 const* host_gathered = reinterpret_cast<Rgb8 const*>(host_workspace.data() + gathered_offset);
-  std::vector<int> sample[3];
-  for (auto& channel : sample) channel.resize(std::size_t(samples));
-  for (index_t i = 0; i < samples; ++i) {
-    int f[3];
-    host_features(host_gathered[i], f);
-    for (int c = 0; c < 3; ++c) sample[c][std::size_t(i)] = f[c];
-  }
-  auto const initial = detail::kmeans_plus_plus(sample, k, rng);
-
-  // The run's state: centres and ranks, norms, sums, flags (algorithms/detail/kmeans_types.hpp).
-  for (int c = 0; c < k; ++c) {
-    std::uint64_t norm = 0;
-    for (int i = 0; i < 3; ++i) {
-      int const value = 256 * initial[std::size_t(c)][std::size_t(i)];
-      host_centres[3 * c + i] = value;
-      norm += std::uint64_t((long long)value * value);
-    }
-    host_centres[3 * k + c] = 0;
-    host_state[layout.norms() + c] = norm;
-  }
-  for (int i = layout.sums(); i < layout.size(); ++i) host_state[i] = 0;
-  Kokkos::deep_copy(space, region(workspace, 0, index_offset), region(host_workspace, 0, index_offset));
+  int* const sample = reinterpret_cast<int*>(workspace.data() + feature_offset);
+  int* const nearest = reinterpret_cast<int*>(workspace.data() + nearest_offset);
 
   // Host passes reduce into this array and it is copied over the state's sums (a host space's
   // state is host memory, so this is the same memory and the copy is nothing).
@@ -404,26 +486,48 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
   double const limit = params.tolerance < 0 ? -1.0 : (256.0 * params.tolerance) * (256.0 * params.tolerance);
   Kokkos::View<int*, Memory, Kokkos::MemoryUnmanaged> const centres_view(centres, std::size_t(4 * k));
   Kokkos::View<std::uint64_t*, Memory, Kokkos::MemoryUnmanaged> const state_view(state, state_words);
-  detail::KMeansPassArgs<Memory> args{image, labels, features, centres, state, k, false};
-  for (int iteration = 0; iteration < params.iterations; ++iteration) {
-    detail::kmeans_pass(space, args, host_sums, path);  // assigns with the current centres, sums members
-    detail::kmeans_update(space, centres_view, state_view, k, limit);
-  }
-  detail::kmeans_rank(space, centres_view, k, params.space == FeatureSpace::rgb);
-  args.final_pass = true;  // labels = rank of the nearest final centre, and the inertia
-  detail::kmeans_pass(space, args, host_sums, path);
-  Kokkos::deep_copy(space, region(host_workspace, 0, index_offset), region(workspace, 0, index_offset));
-  space.fence();
+  Kokkos::View<std::uint64_t*, Kokkos::HostSpace> host_result(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "gigaseg::kmeans::result"), result_words);
 
-  KMeansResult result;
-  result.channels = features.channels();
-  result.iterations = int(host_state[layout.iterations()]);
-  result.inertia = double(host_state[layout.inertia()]) / 65536.0;
-  result.centres.resize(std::size_t(k));
-  for (int c = 0; c < k; ++c)
-    result.centres[std::size_t(host_centres[3 * k + c])] = {host_centres[3 * c] / 256.0, host_centres[3 * c + 1] / 256.0,
-                                                            host_centres[3 * c + 2] / 256.0};
-  return result;
+  // One whole run from a seed: sample, k-means++, the update steps, the final labelling.
+  auto attempt = [&](std::uint64_t const seed) {
+    detail::kmeans_sample(space, image, features, sample, samples, seed);
+    detail::kmeans_initialise(space, sample, nearest, samples, centres, state, k, seed);
+    detail::KMeansPassArgs<Memory> args{image, labels, features, centres, state, k, false};
+    for (int iteration = 0; iteration < params.iterations; ++iteration) {
+      detail::kmeans_pass(space, args, host_sums, path);  // assigns with the current centres, sums members
+      detail::kmeans_update(space, centres_view, state_view, k, limit);
+    }
+    detail::kmeans_rank(space, centres_view, k, params.space == FeatureSpace::rgb);
+    args.final_pass = true;  // labels = rank of the nearest final centre, and the inertia
+    detail::kmeans_pass(space, args, host_sums, path);
+    Kokkos::deep_copy(space, host_result, Kokkos::subview(workspace, Kokkos::make_pair(std::size_t(0), result_words)));
+    space.fence();
+    std::uint64_t const* const host_state = host_result.data();
+    int const* const host_centres = reinterpret_cast<int const*>(host_result.data() + state_words);
+    KMeansResult result;
+    result.channels = features.channels();
+    result.iterations = int(host_state[layout.iterations()]);
+    result.inertia = double(host_state[layout.inertia()]) / 65536.0;
+    result.centres.resize(std::size_t(k));
+    for (int c = 0; c < k; ++c)
+      result.centres[std::size_t(host_centres[3 * k + c])] = {host_centres[3 * c] / 256.0, host_centres[3 * c + 1] / 256.0,
+                                                              host_centres[3 * c + 2] / 256.0};
+    return result;
+  };
+
+  // Attempt a runs from seed kmeans_attempt_seed(seed, a); the least inertia wins (ties: the
+  // earlier attempt). The labels are those of the last attempt run, so the winner is run again
+  // when a later attempt lost (the same seed gives the same labels).
+  KMeansResult best;
+  int best_attempt = -1;
+  for (int a = 0; a < params.attempts; ++a) {
+    KMeansResult result = attempt(detail::kmeans_attempt_seed(params.seed, a));
+    if (best_attempt < 0 || result.inertia < best.inertia) best = std::move(result), best_attempt = a;
+  }
+  if (best_attempt != params.attempts - 1) attempt(detail::kmeans_attempt_seed(params.seed, best_attempt));
+  best.attempt = best_attempt;
+  return best;
 }
 
 }  // namespace gigaseg

@@ -1,4 +1,4 @@
-// gigaseg kmeans IN OUT --k K [--iters N] [--seed S] [--space rgb|lab|gray]: an 8-bit map of
+// gigaseg kmeans IN OUT --k K [--iters N] [--seed S] [--space rgb|lab|gray] [--attempts A]: an 8-bit map of
 // cluster indices ordered by ascending centre luminance; the centres are printed.
 #include "apps/gigaseg/backend_dispatch.hpp"
 #include "algorithms/kmeans.hpp"
@@ -11,7 +11,7 @@ namespace gigaseg::cli {
 Command make_kmeans_command(CLI::App& parent) {
   struct Arguments {
     std::string input, output, space = "rgb";
-    int k = 0, iterations = 10;
+    int k = 0, iterations = 10, attempts = 1;
     double tolerance = 0.0;
     std::uint64_t seed = 0;
   };
@@ -25,6 +25,8 @@ Command make_kmeans_command(CLI::App& parent) {
   command.app->add_option("--iters", arguments->iterations, "at most this many update steps")->check(CLI::PositiveNumber);
   command.app->add_option("--tolerance", arguments->tolerance, "stop when no centre moves more than this");
   command.app->add_option("--seed", arguments->seed, "seed of the k-means++ initialisation");
+  command.app->add_option("--attempts", arguments->attempts, "whole runs from different seeds; the least inertia wins")
+      ->check(CLI::PositiveNumber);
   command.app->add_option("--space", arguments->space, "rgb|lab|gray")->check(CLI::IsMember({"rgb", "lab", "gray"}));
   command.run = [arguments](Session& session) {
     format_for_extension(arguments->output);
@@ -52,6 +54,7 @@ Command make_kmeans_command(CLI::App& parent) {
     params.iterations = arguments->iterations;
     params.tolerance = arguments->tolerance;
     params.seed = arguments->seed;
+    params.attempts = arguments->attempts;
     params.space = arguments->space == "lab" ? FeatureSpace::lab : arguments->space == "gray" ? FeatureSpace::gray : FeatureSpace::rgb;
     KMeansResult result;
     HostImage<std::uint8_t> labels;
@@ -76,6 +79,8 @@ Command make_kmeans_command(CLI::App& parent) {
     r["k"] = params.k;
     r["space"] = arguments->space;
     r["iterations"] = result.iterations;
+    r["attempts"] = params.attempts;
+    r["attempt"] = result.attempt;
     r["inertia"] = result.inertia;
     r["centres"] = nlohmann::json::array();
     for (auto const& c : result.centres)

@@ -35,32 +35,38 @@ constexpr int warps_per_block = block_threads / 32;
 constexpr unsigned full_mask = 0xffffffffu;
 
 // Nearest centre with the centres in registers (MaxK <= 8: the common case, K = 8 in issue 3's
-// figure) or read from shared memory (larger K). Same arithmetic as detail::nearest, so the same
-// assignment bit for bit.
+// figure) or read from shared memory (larger K). The same order of scores as detail::nearest, so
+// the same assignment bit for bit.
+// The score |c|^2 - 512 f.c of detail::nearest is compared here in 32-bit pieces: with
+// |c|^2 = 512 high + low (low < 512), score = 512 (high - f.c) + low, so the scores order as the
+// pairs (high - f.c, low) do, lexicographically. high < 3 * 65280^2 / 512 < 2^25 and
+// f.c < 2^26, so both pieces fit an int: the same order as the 64-bit scores (the same labels, ties
+// to the lower index), in about half the instructions.
 template <int MaxK>
 struct Centres {
   int value[3 * MaxK];
-  unsigned long long norm[MaxK];
+  int high[MaxK], low[MaxK];
   __device__ void load(int const* centres, unsigned long long const* norms, int k) {
 #pragma unroll
     for (int c = 0; c < MaxK; ++c) {
       value[3 * c] = c < k ? centres[3 * c] : 0;
       value[3 * c + 1] = c < k ? centres[3 * c + 1] : 0;
       value[3 * c + 2] = c < k ? centres[3 * c + 2] : 0;
-      norm[c] = c < k ? norms[c] : 0;
+      high[c] = c < k ? int(norms[c] >> 9) : 0;
+      low[c] = c < k ? int(norms[c] & 511u) : 0;
     }
   }
   __device__ int nearest(int const f[3], int k, long long& distance) const {
-    int label = 0;
-    long long best = 0;
+    int label = 0, best_high = 0, best_low = 0;
 #pragma unroll
     for (int c = 0; c < MaxK; ++c) {
       if (c >= k) break;
       int const dot = f[0] * value[3 * c] + f[1] * value[3 * c + 1] + f[2] * value[3 * c + 2];
-      long long const score = (long long)norm[c] - 512LL * dot;
-      if (c == 0 || score < best) best = score, label = c;
+      int const score_high = high[c] - dot;
+      if (c == 0 || score_high < best_high || (score_high == best_high && low[c] < best_low))
+        best_high = score_high, best_low = low[c], label = c;
     }
-    distance = 65536LL * (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]) + best;
+    distance = 65536LL * (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]) + 512LL * best_high + best_low;
     return label;
   }
 };

@@ -6,21 +6,21 @@
 // means "the root is the component's first pixel", and a parent is read with no division. Four
 // kernels and a scan:
 //  1. local: each block labels a 32 x 32 tile in shared memory as if the tile were the whole
-//     image (first links by direct assignment, Komura; second links with shared-memory atomic
-//     min), then every pixel's slot receives the pitched index of its tile-local root (the first
-//     pixel of its tile-local component), and the tile-local roots are marked in a bitmap. This is
-//     the block-based local pass of the fastest GPU labelling algorithms (Allegretti et al.,
-//     "Optimized block-based algorithms to label connected components on GPUs", IEEE TPDS 2019),
-//     which resolves most merges in fast memory.
+//     image, by runs (see local_kernel), then every pixel's slot receives the pitched index of its
+//     tile-local root (the first pixel of its tile-local component), and the tile-local roots are
+//     marked in a bitmap. This is the block-based local pass of the fastest GPU labelling
+//     algorithms (Allegretti et al., "Optimized block-based algorithms to label connected
+//     components on GPUs", IEEE TPDS 2019), which resolves most merges in fast memory; its runs
+//     are found with one warp ballot per row.
 //  2. seams: the pixels on a tile's top row and side columns make their links that leave the tile,
 //     with global atomic-min union-find (Playne & Hawick 2018).
-//  3. flatten and compress: the tile-local roots (marked in a bitmap by the local pass: the only
-//     slots the seams change) are resolved to their roots, with path halving; then every slot
-//     becomes its root in two hops; a warp covers 32 consecutive pitched slots, so one ballot
-//     gives a 32-bit word of a root bitmap and its population count.
+//  3. flatten: the tile-local roots (the only slots the seams change) are resolved to their roots,
+//     with path halving; the roots among them form the root bitmap, with a count per 32-bit word.
 //  4. scan of the words' counts (CUB, in place): roots before each word.
-//  5. number: label = roots before the root + 1, from the bitmap word and its prefix. Each thread
-//     reads and writes only its own slot, so this needs no second buffer.
+//  5. number, a block per tile: the local roots number their components (roots before the root +
+//     1, from the bitmap word and its prefix) into shared memory, then every pixel takes its local
+//     root's number. Every other slot still points at its tile-local root, so no pass over all
+//     slots is needed between the seams and the numbering.
 // The numbering is canonical (components in order of their first pixel) whatever the order in
 // which the atomics land, so every run gives the same labels.
 //
@@ -68,31 +68,6 @@ struct Output {
 
 // ---- 1. Local tiles -----------------------------------------------------------------------------
 
-__device__ unsigned find_local(unsigned const volatile* parents, unsigned i) {
-  unsigned parent = parents[i];
-  while (parent != i) {
-    i = parent;
-    parent = parents[i];
-  }
-  return i;
-}
-
-__device__ void merge_local(unsigned* parents, unsigned a, unsigned b) {
-  while (true) {
-    a = find_local(parents, a);
-    b = find_local(parents, b);
-    if (a == b) return;
-    if (a > b) {
-      unsigned const t = a;
-      a = b;
-      b = t;
-    }
-    unsigned const old = atomicMin(&parents[b], a);
-    if (old == b) return;
-    b = old;
-  }
-}
-
 // Path halving while it walks. The shortcuts are atomic minima: an ancestor has a smaller index,
 // so a minimum never undoes a shorter shortcut another thread made, and the walks are free of
 // shared-memory races (compute-sanitizer racecheck flagged the plain stores of the first version,
@@ -109,69 +84,114 @@ __device__ unsigned find_local_halving(unsigned* parents, unsigned i) {
   return i;
 }
 
-// The local pass labels the tile as if it were the whole image: the reduced link rules with every
-// neighbour outside the tile taken as background. Its components are then exactly the tile's own,
-// one local root each. (The first version applied the global rules and left the out-of-tile links
-// to the seams; since "N foreground: link N alone" sends a tile's whole top row outside, every
-// column of a solid tile stayed a local component of its own, and the seams and chains paid for
-// it: 11.6 ms for the local pass on the blob mask.) Correctness with the seams: for every pixel, the
-// global rules' links that stay in the tile are also links of the tile rules (checked case by case:
-// inside the tile the rules coincide; on the top row the only in-tile neighbour is W, linked by both
-// when N is background; on the side columns N, NE or NW, W are picked alike), and the seam pass
-// makes the global rules' links that leave the tile. So every link of the global rules is made,
-// plus some redundant ones, and the induction of label_portable.hpp holds.
+// Joins the trees of a and b: the larger root goes under the smaller with an atomic minimum,
+// retried from the value it met if another thread linked that root first.
+__device__ void merge_local(unsigned* parents, unsigned a, unsigned b) {
+  while (true) {
+    a = find_local_halving(parents, a);
+    b = find_local_halving(parents, b);
+    if (a == b) return;
+    if (a > b) {
+      unsigned const t = a;
+      a = b;
+      b = t;
+    }
+    unsigned const old = atomicMin(&parents[b], a);
+    if (old == b) return;
+    b = old;
+  }
+}
+
+// Bits 0..c of a 32-bit word.
+__device__ unsigned bits_through(int c) { return 0xffffffffu >> (31 - c); }
+// The highest set bit of `bits` at or below column c (bits has one there: c's run start).
+__device__ int start_at_or_below(unsigned bits, int c) { return 31 - __clz(bits & bits_through(c)); }
+
+// The local pass labels the tile as if it were the whole image, by runs. A warp is one tile row
+// (lane = column): one ballot gives the row's run starts (a foreground pixel not connected to its
+// west neighbour), and every pixel's parent is its run's start, so the trees start one level deep.
+// Then only runs are merged with the runs above them: pixel c merges its run R with the run Q of
+// an above neighbour a it connects to (a in c-1..c+1 for 8-connectivity, a = c for 4) when a is
+// Q's start or c is R's start. That is every pair of touching runs at least once: take the
+// contact with the least a, then the least c; if a is not Q's start, a-1 is in Q and touches no
+// pixel of R, so c = a + 1 (c = a for 4-connectivity) with c - 1 outside R: c is R's start. (With
+// equal values, runs are runs of one value and touching runs have the same value, so the same
+// argument holds.) The union-find runs over run starts only, in shared memory, and each run start
+// resolves its root once. The local pass alone on the H200 at 20000^2 (Nsight Compute, base
+// clocks): 19.5 ms on the random mask, 5.8 ms on the blobs; the pixel-based first version (first
+// links by assignment, trees as deep as the tile) took 22.5 and 4.4 ms. A warp-per-tile version
+// that merged row after row, so that the rows above were always flat, was slower still (22.2 and
+// 11.1 ms at free clocks). The random mask stays the expensive case: see docs/performance.md.
+//
+// The tile's components are then exactly those of the tile alone; the seam pass adds every link
+// of the whole image's reduced rules that leaves the tile, so every link is made (a link inside
+// the tile joins two pixels of one tile component) and the union-find ends with the components of
+// the image.
 template <class T>
 __global__ void __launch_bounds__(tile_width* tile_block_rows)
     local_kernel(Input<T> in, Output out, int connectivity, bool equal_value, unsigned* local_roots) {
+  constexpr int rows_per_thread = tile_height / tile_block_rows;
   __shared__ T pixels[tile_height][tile_width];
   __shared__ unsigned parents[tile_height * tile_width];
+  __shared__ unsigned run_starts[tile_height];
   long long const x0 = (long long)blockIdx.x * tile_width, y0 = (long long)blockIdx.y * tile_height;
   int const c = threadIdx.x;
 #pragma unroll
-  for (int k = 0; k < tile_height / tile_block_rows; ++k) {
+  for (int k = 0; k < rows_per_thread; ++k) {
     int const r = threadIdx.y + k * tile_block_rows;
     long long const y = y0 + r, x = x0 + c;
     pixels[r][c] = (y < in.height && x < in.width) ? in.at(y, x) : T(0);
   }
   __syncthreads();
-
   detail::Connects<T> const connects{equal_value};
-  detail::Neighbour links[tile_height / tile_block_rows][2];
-  int counts[tile_height / tile_block_rows];
-  // Links, the first made directly (it always precedes the pixel, so parents stay below indices).
+  // Run starts; every pixel's parent is its run's start.
+  int start[rows_per_thread];
 #pragma unroll
-  for (int k = 0; k < tile_height / tile_block_rows; ++k) {
+  for (int k = 0; k < rows_per_thread; ++k) {
     int const r = threadIdx.y + k * tile_block_rows;
-    unsigned const local = r * tile_width + c;
     T const p = pixels[r][c];
-    counts[k] = 0;
-    if (p == 0) {
-      parents[local] = background;
-      continue;
-    }
-    bool const up = r > 0, left = c > 0, right = c + 1 < tile_width;
-    counts[k] = detail::reduced_links(up && left && connects(p, pixels[r - 1][c - 1]), up && connects(p, pixels[r - 1][c]),
-                                      up && right && connects(p, pixels[r - 1][c + 1]), left && connects(p, pixels[r][c - 1]),
-                                      connectivity, links[k][0], links[k][1]);
-    unsigned parent = local;
-    if (counts[k] > 0)
-      parent = unsigned((r + detail::neighbour_dy(links[k][0])) * tile_width + c + detail::neighbour_dx(links[k][0]));
-    parents[local] = parent;
+    bool const continues = p != 0 && c > 0 && connects(p, pixels[r][c - 1]);
+    unsigned const starts = __ballot_sync(full_mask, p != 0 && !continues);
+    if (c == 0) run_starts[r] = starts;
+    start[k] = p != 0 ? start_at_or_below(starts, c) : -1;
+    parents[r * tile_width + c] = p != 0 ? unsigned(r * tile_width + start[k]) : background;
   }
   __syncthreads();
-  // Second links.
+  // Runs merge with the runs above them.
 #pragma unroll
-  for (int k = 0; k < tile_height / tile_block_rows; ++k) {
-    if (counts[k] < 2) continue;
+  for (int k = 0; k < rows_per_thread; ++k) {
     int const r = threadIdx.y + k * tile_block_rows;
-    int const rr = r + detail::neighbour_dy(links[k][1]), cc = c + detail::neighbour_dx(links[k][1]);
-    merge_local(parents, unsigned(r * tile_width + c), unsigned(rr * tile_width + cc));
+    if (r == 0 || start[k] < 0) continue;
+    T const p = pixels[r][c];
+    unsigned const above = run_starts[r - 1];
+    bool const own_start = start[k] == c;
+    int const first = connectivity == 8 && c > 0 ? c - 1 : c;
+    int const last = connectivity == 8 && c + 1 < tile_width ? c + 1 : c;
+    for (int a = first; a <= last; ++a) {
+      if (!connects(p, pixels[r - 1][a])) continue;
+      if (!own_start && !((above >> a) & 1u)) continue;
+      merge_local(parents, unsigned(r * tile_width + start[k]), unsigned((r - 1) * tile_width + start_at_or_below(above, a)));
+    }
+  }
+  __syncthreads();
+  // Each run start finds its root; then every pixel takes its run start's.
+  unsigned root[rows_per_thread];
+#pragma unroll
+  for (int k = 0; k < rows_per_thread; ++k) {
+    int const r = threadIdx.y + k * tile_block_rows;
+    root[k] = start[k] == c ? find_local_halving(parents, unsigned(r * tile_width + c)) : background;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < rows_per_thread; ++k) {
+    int const r = threadIdx.y + k * tile_block_rows;
+    if (start[k] == c) parents[r * tile_width + c] = root[k];
   }
   __syncthreads();
   // Each slot gets the pitched index of its tile-local root; the tile-local roots are marked in a
   // bitmap (a warp is one tile row of 32 slots: one bitmap word), the only slots the seams change.
 #pragma unroll
-  for (int k = 0; k < tile_height / tile_block_rows; ++k) {
+  for (int k = 0; k < rows_per_thread; ++k) {
     int const r = threadIdx.y + k * tile_block_rows;
     long long const y = y0 + r, x = x0 + c;
     if (y >= out.height) continue;  // the same for the whole warp
@@ -179,10 +199,10 @@ __global__ void __launch_bounds__(tile_width* tile_block_rows)
     bool local_root = false;
     if (x < out.width) {
       unsigned slot = background;
-      if (parents[local] != background) {
-        unsigned const root = find_local_halving(parents, local);
-        slot = unsigned((y0 + root / tile_width) * out.pitch + x0 + root % tile_width);
-        local_root = root == local;
+      if (start[k] >= 0) {
+        unsigned const tile_root = parents[r * tile_width + start[k]];
+        slot = unsigned((y0 + tile_root / tile_width) * out.pitch + x0 + tile_root % tile_width);
+        local_root = tile_root == local;
       }
       out.slots[y * out.pitch + x] = slot;
     }
@@ -247,22 +267,32 @@ __global__ void __launch_bounds__(96) seam_kernel(Input<T> in, Output out, int c
   }
 }
 
-// ---- 3. Flatten the tile-local roots, then compress every slot, root bitmap -------------------
+// ---- 3. Flatten the tile-local roots, root bitmap --------------------------------------------
 
-// After the seams, only tile-local roots can have parents outside their tile, and chains of them
-// can be long (a component across many tiles). Each local root is resolved once here, with path
-// halving so that concurrent walks along one chain shorten it for each other. The halving writes
-// are atomic minima, not stores: a plain store of a grandparent could land after another thread
-// had already set that slot to the root, and undo it (a race the first version had, caught by the
-// 20-run test). Ancestors have smaller indices and the root is the smallest, so with minima every
-// slot ends at its root and no write ever lengthens a chain. Every other slot then needs two hops.
-__global__ void __launch_bounds__(256) flatten_kernel(unsigned* slots, unsigned const* local_roots, long long words) {
+// After the seams, only tile-local roots can have parents outside their tile (every other slot
+// points at its tile-local root and is never changed), and chains of them can be long (a
+// component across many tiles). Each local root is resolved once here, with path halving so that
+// concurrent walks along one chain shorten it for each other. The halving writes are atomic
+// minima, not stores: a plain store of a grandparent could land after another thread had already
+// set that slot to the root, and undo it (a race the first version had, caught by the 20-run
+// test). Ancestors have smaller indices and the root is the smallest, so with minima every slot
+// ends at its root and no write ever lengthens a chain.
+// A local root is a component's root if its slot is its own index, already before the walks (the
+// seams are done; flattening never changes a root), so the same thread writes the word of the
+// root bitmap and its population count.
+__global__ void __launch_bounds__(256)
+    flatten_kernel(unsigned* slots, unsigned const* local_roots, unsigned* root_bitmap, unsigned* word_counts, long long words) {
   for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < words; w += (long long)gridDim.x * blockDim.x) {
-    unsigned bits = local_roots[w];
+    unsigned bits = local_roots[w], roots = 0;
     while (bits != 0) {
-      unsigned const i = unsigned(w * 32 + __ffs(bits) - 1);
+      int const bit = __ffs(bits) - 1;
+      unsigned const i = unsigned(w * 32 + bit);
       bits &= bits - 1;
       unsigned node = i, parent = __ldcg(slots + node);
+      if (parent == node) {
+        roots |= 1u << bit;
+        continue;
+      }
       while (parent != node) {
         unsigned const grandparent = __ldcg(slots + parent);
         if (grandparent != parent) atomicMin(slots + node, grandparent);
@@ -271,48 +301,61 @@ __global__ void __launch_bounds__(256) flatten_kernel(unsigned* slots, unsigned 
       }
       atomicMin(slots + i, node);
     }
-  }
-}
-
-// 32 x 8 threads: each warp one row segment of 32 slots (the pitch is a multiple of 32, so a
-// segment is one bitmap word). Padding slots past the width count as non-roots.
-__global__ void __launch_bounds__(256)
-    compress_kernel(Output out, unsigned* bitmap, unsigned* word_counts) {
-  long long const x = (long long)blockIdx.x * 32 + threadIdx.x;
-  for (long long y = (long long)blockIdx.y * 8 + threadIdx.y; y < out.height; y += (long long)gridDim.y * 8) {
-    unsigned const i = unsigned(y * out.pitch + x);
-    bool root = false;
-    if (x < out.width) {
-      unsigned const parent = out.slots[i];  // the tile-local root (or, for a local root, its root)
-      if (parent != background) {
-        unsigned const r = out.slots[parent];  // flattened: the component's root
-        if (r != parent) out.slots[i] = r;
-        root = r == i;
-      }
-    }
-    unsigned const word = __ballot_sync(full_mask, root);
-    if (threadIdx.x == 0) {
-      bitmap[i >> 5] = word;
-      word_counts[i >> 5] = unsigned(__popc(word));
-    }
+    root_bitmap[w] = roots;
+    word_counts[w] = unsigned(__popc(roots));
   }
 }
 
 // ---- 5. Numbers ---------------------------------------------------------------------------------
 
-__global__ void __launch_bounds__(256)
-    number_kernel(Output out, unsigned const* bitmap, unsigned const* roots_before_word) {
-  long long const x = (long long)blockIdx.x * 32 + threadIdx.x;
-  if (x >= out.width) return;
-  for (long long y = (long long)blockIdx.y * 8 + threadIdx.y; y < out.height; y += (long long)gridDim.y * 8) {
-    unsigned* slot = out.slots + y * out.pitch + x;
-    unsigned const root = *slot;
-    if (root == background) {
-      *slot = 0;
-    } else {
-      unsigned const word = root >> 5, below = (1u << (root & 31)) - 1u;
-      *slot = roots_before_word[word] + unsigned(__popc(bitmap[word] & below)) + 1u;
+// One block a tile, as the local pass. A slot holds its tile-local root (or, for a local root, the
+// component's root after flattening). First every thread reads its slots, and the local roots
+// number their components from the root bitmap and the scanned counts into shared memory; then
+// every pixel takes its local root's number. Reads and writes stay in the block's own tile, so the
+// slots can be overwritten in place.
+__global__ void __launch_bounds__(tile_width* tile_block_rows)
+    number_kernel(Output out, unsigned const* local_roots, unsigned const* root_bitmap, unsigned const* roots_before_word,
+                  float rows_per_pitch_unit) {
+  constexpr int rows_per_thread = tile_height / tile_block_rows;
+  __shared__ unsigned numbers[tile_height * tile_width];
+  long long const x0 = (long long)blockIdx.x * tile_width, y0 = (long long)blockIdx.y * tile_height;
+  int const c = threadIdx.x;
+  bool const column_inside = x0 + c < out.width;
+  unsigned slot[rows_per_thread];
+  bool local_root[rows_per_thread];
+#pragma unroll
+  for (int k = 0; k < rows_per_thread; ++k) {
+    int const r = threadIdx.y + k * tile_block_rows;
+    long long const y = y0 + r;
+    slot[k] = background;
+    local_root[k] = false;
+    if (y >= out.height || !column_inside) continue;
+    long long const i = y * out.pitch + x0 + c;
+    slot[k] = out.slots[i];
+    local_root[k] = (local_roots[i >> 5] >> c) & 1u;
+    if (local_root[k]) {
+      unsigned const root = slot[k], word = root >> 5, below = (1u << (root & 31)) - 1u;
+      numbers[r * tile_width + c] = roots_before_word[word] + unsigned(__popc(root_bitmap[word] & below)) + 1u;
     }
+  }
+  __syncthreads();
+  unsigned const origin = unsigned(y0 * out.pitch + x0);
+#pragma unroll
+  for (int k = 0; k < rows_per_thread; ++k) {
+    int const r = threadIdx.y + k * tile_block_rows;
+    long long const y = y0 + r;
+    if (y >= out.height || !column_inside) continue;
+    unsigned number = 0;
+    if (local_root[k]) {
+      number = numbers[r * tile_width + c];
+    } else if (slot[k] != background) {
+      // The local root's row and column in the tile: slot - origin = row * pitch + column, the
+      // pitch a multiple of 32. The quotient is exact in single precision (row < 32).
+      unsigned const offset = slot[k] - origin, column = offset & 31u;
+      int const row = __float2int_rn(float((offset - column) >> 5) * rows_per_pitch_unit);
+      number = numbers[row * tile_width + int(column)];
+    }
+    out.slots[y * out.pitch + x0 + c] = number;
   }
 }
 
@@ -337,23 +380,23 @@ bool label_tiles(Kokkos::Cuda const& space, ImageView<T const, Kokkos::CudaSpace
   unsigned const tiles_y = unsigned((image.height() + tile_height - 1) / tile_height);
   GIGASEG_REQUIRE(tiles_y <= 65535u, ErrorKind::input, "label", "image taller than 2097120 rows");
   long long const words = slots / 32;
-  cuda::StreamScratch bitmap(space, std::size_t(words) * sizeof(unsigned));  // tile-local roots, then roots
+  cuda::StreamScratch local_roots(space, std::size_t(words) * sizeof(unsigned));
+  cuda::StreamScratch bitmap(space, std::size_t(words) * sizeof(unsigned));  // the components' roots
   cuda::StreamScratch counts(space, std::size_t(words) * sizeof(unsigned));
   // Words of pitch padding past the last tile are never written by the local pass.
-  GIGASEG_CUDA_CHECK(cudaMemsetAsync(bitmap.data(), 0, std::size_t(words) * sizeof(unsigned), stream));
-  local_kernel<T><<<dim3(tiles_x, tiles_y), dim3(tile_width, tile_block_rows), 0, stream>>>(
-      in, out, params.connectivity, params.equal_value, bitmap.as<unsigned>());
+  if (pitch > (long long)tiles_x * tile_width)
+    GIGASEG_CUDA_CHECK(cudaMemsetAsync(local_roots.data(), 0, std::size_t(words) * sizeof(unsigned), stream));
+  dim3 const tiles(tiles_x, tiles_y), tile_threads(tile_width, tile_block_rows);
+  local_kernel<T><<<tiles, tile_threads, 0, stream>>>(in, out, params.connectivity, params.equal_value,
+                                                       local_roots.as<unsigned>());
   GIGASEG_CUDA_CHECK(cudaGetLastError());
-  seam_kernel<T><<<dim3(tiles_x, tiles_y), 96, 0, stream>>>(in, out, params.connectivity, params.equal_value);
+  seam_kernel<T><<<tiles, 96, 0, stream>>>(in, out, params.connectivity, params.equal_value);
   GIGASEG_CUDA_CHECK(cudaGetLastError());
   int device = 0, multiprocessors = 0;
   GIGASEG_CUDA_CHECK(cudaGetDevice(&device));
   GIGASEG_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
   flatten_kernel<<<unsigned(std::min<long long>((words + 255) / 256, 32LL * multiprocessors)), 256, 0, stream>>>(
-      out.slots, bitmap.as<unsigned>(), words);
-  GIGASEG_CUDA_CHECK(cudaGetLastError());
-  dim3 const grid(unsigned(pitch / 32), unsigned(std::min<long long>((labels.height() + 7) / 8, 65535)));
-  compress_kernel<<<grid, dim3(32, 8), 0, stream>>>(out, bitmap.as<unsigned>(), counts.as<unsigned>());
+      out.slots, local_roots.as<unsigned>(), bitmap.as<unsigned>(), counts.as<unsigned>(), words);
   GIGASEG_CUDA_CHECK(cudaGetLastError());
   std::size_t scan_bytes = 0;
   GIGASEG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts.as<unsigned>(), counts.as<unsigned>(),
@@ -361,7 +404,8 @@ bool label_tiles(Kokkos::Cuda const& space, ImageView<T const, Kokkos::CudaSpace
   cuda::StreamScratch scan(space, scan_bytes);
   GIGASEG_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan.data(), scan_bytes, counts.as<unsigned>(),
                                                    counts.as<unsigned>(), int(words), stream));
-  number_kernel<<<grid, dim3(32, 8), 0, stream>>>(out, bitmap.as<unsigned>(), counts.as<unsigned>());
+  number_kernel<<<tiles, tile_threads, 0, stream>>>(out, local_roots.as<unsigned>(), bitmap.as<unsigned>(),
+                                                    counts.as<unsigned>(), 1.0f / float(pitch / 32));
   GIGASEG_CUDA_CHECK(cudaGetLastError());
   cuda::StreamScratch total(space, sizeof(unsigned long long));
   total_kernel<<<1, 1, 0, stream>>>(bitmap.as<unsigned>(), counts.as<unsigned>(), words, total.as<unsigned long long>());

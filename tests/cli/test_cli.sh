@@ -99,6 +99,11 @@ printf 'P3\n4 1\n255\n0 0 0 10 10 10 250 250 250 240 240 240\n' >"$work/c.ppm"
 expect 0 kmeans -- --json kmeans "$work/c.ppm" "$work/k.pgm" --k 2 --seed 1
 check kmeans-json python3 -c "import json; d=json.load(open('$work/out')); assert d['k']==2 and len(d['centres'])==2 and d['centres'][0][0] < d['centres'][1][0]"
 check kmeans-map cmp -s <(printf 'P5\n4 1\n255\n\0\0\1\1') "$work/k.pgm"
+expect 0 kmeans-attempts -- --json kmeans "$work/c.ppm" "$work/k4.pgm" --k 2 --seed 1 --attempts 3
+check kmeans-attempts-json python3 -c "import json; d=json.load(open('$work/out')); assert d['attempts']==3 and 0 <= d['attempt'] < 3"
+check kmeans-attempts-map cmp -s "$work/k.pgm" "$work/k4.pgm"
+expect 2 kmeans-bad-attempts -- kmeans "$work/c.ppm" "$work/k5.pgm" --k 2 --attempts 0
+check kmeans-bad-attempts-names one_line_naming "attempts"
 expect 2 kmeans-bad-k -- kmeans "$work/c.ppm" "$work/k2.pgm" --k 65
 check kmeans-bad-k-names one_line_naming "k"
 expect 3 kmeans-missing-input -- kmeans "$work/missing.tif" "$work/k3.pgm" --k 2
