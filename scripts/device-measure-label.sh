@@ -31,7 +31,7 @@ PY
   grep -h "cupy\|npp " /tmp/logs/cupy-label.log /tmp/logs/npp-label.log
 } > "$report" 2>&1
 export LD_LIBRARY_PATH=$PWD/.devbuild/lib
-K='regex:local_kernel|seam_kernel|flatten_kernel|number_kernel|DeviceScan|stats_kernel|kmeans_pass|cuda_parallel_launch'
+K='regex:local_kernel|flood_kernel|seam_kernel|flatten_kernel|number_kernel|DeviceScan|stats_kernel|kmeans_pass|cuda_parallel_launch'
 summarise() { awk '/^  [a-zA-Z_v]/ {name = substr($0, 3, 70)} /gpu__time_duration/ {print "  " name " | min/max/avg " $2 ": " $3, $4, $5}'; }
 for f in 'BM_Label<Kokkos::Cuda>/20000/0/1' 'BM_Label<Kokkos::Cuda>/20000/1/1' 'BM_RegionStats<Kokkos::Cuda>/20000/0/0' 'BM_RegionStats<Kokkos::Cuda>/20000/1/0'; do
   echo "== ncu $f" >> "$report"
@@ -42,10 +42,10 @@ echo "== ncu K-means 10 iterations" >> "$report"
 timeout 60 ncu --clock-control none -k "$K" --metrics gpu__time_duration.sum --launch-count 30 --print-summary per-kernel .devbuild/bench_pixel_ops \
   --benchmark_filter='BM_KMeans<Kokkos::Cuda>/2048/10/1' 2>&1 | summarise >> "$report"
 cat "$report"
-# Why the local pass costs what it does on the random mask: stall reasons, occupancy, scheduler.
+# Where the local pass (flood_kernel for plain masks) spends its time on the random mask: stall reasons, occupancy, scheduler.
 {
-  echo "== ncu local_kernel, random mask, one launch: warp states, occupancy, scheduler"
-  timeout 150 ncu --clock-control none -k regex:local_kernel --launch-count 1 --section WarpStateStats \
+  echo "== ncu flood_kernel, random mask, one launch: warp states, occupancy, scheduler"
+  timeout 150 ncu --clock-control none -k regex:flood_kernel --launch-count 1 --section WarpStateStats \
     --section Occupancy --section SchedulerStats --section LaunchStats --section MemoryWorkloadAnalysis \
     .devbuild/bench_label --benchmark_filter='BM_Label<Kokkos::Cuda>/20000/0/1' 2>&1 | grep -v "^==PROF==" | tail -90
 } > "$OUT_FINAL/ncu-local.txt" 2>&1

@@ -5,13 +5,14 @@
 // elements). Pitched indices keep row-major order, so "the root is the smallest index" still
 // means "the root is the component's first pixel", and a parent is read with no division. Four
 // kernels and a scan:
-//  1. local: each block labels a 32 x 32 tile in shared memory as if the tile were the whole
-//     image, by runs (see local_kernel), then every pixel's slot receives the pitched index of its
-//     tile-local root (the first pixel of its tile-local component), and the tile-local roots are
-//     marked in a bitmap. This is the block-based local pass of the fastest GPU labelling
-//     algorithms (Allegretti et al., "Optimized block-based algorithms to label connected
-//     components on GPUs", IEEE TPDS 2019), which resolves most merges in fast memory; its runs
-//     are found with one warp ballot per row.
+//  1. local: each 32 x 32 tile is labelled in fast memory as if the tile were the whole image,
+//     then every pixel's slot receives the pitched index of its tile-local root (the first pixel
+//     of its tile-local component), and the tile-local roots are marked in a bitmap. This is the
+//     block-based structure of the fastest GPU labelling algorithms (Allegretti et al., "Optimized
+//     block-based algorithms to label connected components on GPUs", IEEE TPDS 2019: a local pass
+//     in fast memory, global atomics for the rest). Plain masks take flood_kernel (a warp a tile,
+//     bit-parallel flood fill over 32-bit row masks: no atomics, every lane busy); equal-value
+//     labelling takes local_kernel (a block a tile, union-find over runs in shared memory).
 //  2. seams: the pixels on a tile's top row and side columns make their links that leave the tile,
 //     with global atomic-min union-find (Playne & Hawick 2018).
 //  3. flatten: the tile-local roots (the only slots the seams change) are resolved to their roots,
@@ -107,7 +108,8 @@ __device__ unsigned bits_through(int c) { return 0xffffffffu >> (31 - c); }
 // The highest set bit of `bits` at or below column c (bits has one there: c's run start).
 __device__ int start_at_or_below(unsigned bits, int c) { return 31 - __clz(bits & bits_through(c)); }
 
-// The local pass labels the tile as if it were the whole image, by runs. A warp is one tile row
+// The local pass for equal-value labelling (class maps): the tile as if it were the whole image,
+// by runs. A warp is one tile row
 // (lane = column): one ballot gives the row's run starts (a foreground pixel not connected to its
 // west neighbour), and every pixel's parent is its run's start, so the trees start one level deep.
 // Then only runs are merged with the runs above them: pixel c merges its run R with the run Q of
@@ -118,10 +120,11 @@ __device__ int start_at_or_below(unsigned bits, int c) { return 31 - __clz(bits 
 // equal values, runs are runs of one value and touching runs have the same value, so the same
 // argument holds.) The union-find runs over run starts only, in shared memory, and each run start
 // resolves its root once. The local pass alone on the H200 at 20000^2 (Nsight Compute, base
-// clocks): 19.5 ms on the random mask, 5.8 ms on the blobs; the pixel-based first version (first
-// links by assignment, trees as deep as the tile) took 22.5 and 4.4 ms. A warp-per-tile version
-// that merged row after row, so that the rows above were always flat, was slower still (22.2 and
-// 11.1 ms at free clocks). The random mask stays the expensive case: see docs/performance.md.
+// clocks), run on the plain masks before flood_kernel existed: 19.5 ms on the random mask, 5.8 ms
+// on the blobs; the pixel-based first version (first links by assignment, trees as deep as the
+// tile) took 22.5 and 4.4 ms. A warp-per-tile version that merged row after row, so that the rows
+// above were always flat, was slower still (22.2 and 11.1 ms at free clocks). Nsight Compute put
+// the cost in divergent merge loops (5.4 active threads a warp), which flood_kernel avoids.
 //
 // The tile's components are then exactly those of the tile alone; the seam pass adds every link
 // of the whole image's reduced rules that leaves the tile, so every link is made (a link inside
@@ -208,6 +211,105 @@ __global__ void __launch_bounds__(tile_width* tile_block_rows)
     }
     unsigned const word = __ballot_sync(full_mask, local_root);
     if (c == 0) local_roots[(y * out.pitch + x0) >> 5] = word;
+  }
+}
+
+// The local pass for plain foreground masks (not equal values): one warp a tile, bit-parallel.
+// Lane r holds row r of the tile as a 32-bit mask. A component grows from its first pixel in
+// raster order (the first pending bit of the first row with one: that pixel is its tile-local
+// root): at each step every row takes the bits of its neighbours' rows (shifted by one column
+// either way for 8-connectivity) and fills every run of its mask that they touch, with one
+// addition per direction (fill_runs); the component is complete when no row changed. Then the next
+// pending pixel starts the next component. A step is some 25 instructions for the whole warp with
+// all lanes busy; the union-find local pass above (local_kernel) spent most of its time in
+// divergent merge loops (Nsight Compute on the random mask: 5.4 active threads a warp, 14.7 ms).
+// With this pass the whole labelling of the 20000^2 random mask takes 5.0 ms on the H200 (17.9 ms
+// before). A component that winds through the tile (a spiral) needs a step per turn: correct,
+// only slower.
+//
+// Runs of m touched by s: with a = s & m, m + a carries from the lowest touched bit of each run
+// through its end, so m & ~(m + a) | a is each touched run from its lowest touched bit upwards
+// (the carry stops at the 0 past the run); the same on the bit-reversed masks gives the part
+// below the highest touched bit.
+__device__ unsigned fill_runs(unsigned m, unsigned a) {
+  unsigned const up = (m & ~(m + a)) | a;
+  unsigned const mr = __brev(m), ar = __brev(a);
+  return up | __brev((mr & ~(mr + ar)) | ar);
+}
+
+constexpr int flood_tiles_per_block = 4;  // a warp each
+constexpr int flood_pitch = tile_width + 1;  // shared row pitch (no bank conflicts by column)
+
+template <class T>
+__global__ void __launch_bounds__(32 * flood_tiles_per_block)
+    flood_kernel(Input<T> in, Output out, bool eight, unsigned* local_roots, unsigned tiles_x) {
+  __shared__ unsigned all_roots[flood_tiles_per_block][tile_height * flood_pitch];
+  int const warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  unsigned const tile_x = blockIdx.x * flood_tiles_per_block + warp;
+  if (tile_x >= tiles_x) return;  // the whole warp; the kernel synchronises warps only
+  unsigned* const roots = all_roots[warp];  // tile-local root (row * 32 + column) of each pixel
+  long long const x0 = (long long)tile_x * tile_width, y0 = (long long)blockIdx.y * tile_height;
+  long long const x = x0 + lane;
+  bool const column_inside = x < in.width;
+
+  // Row masks: loaded with lane = column, 8 rows in flight; lane r keeps row r's ballot.
+  unsigned foreground = 0;
+  constexpr int batch = 8;
+  for (int r0 = 0; r0 < tile_height; r0 += batch) {
+    T pixels[batch];
+#pragma unroll
+    for (int j = 0; j < batch; ++j) {
+      long long const y = y0 + r0 + j;
+      pixels[j] = column_inside && y < in.height ? in.at(y, x) : T(0);
+    }
+#pragma unroll
+    for (int j = 0; j < batch; ++j) {
+      unsigned const row = __ballot_sync(full_mask, pixels[j] != 0);
+      if (lane == r0 + j) foreground = row;
+    }
+  }
+
+  unsigned done = 0;
+  while (true) {
+    unsigned const pending = foreground & ~done;
+    unsigned const rows_pending = __ballot_sync(full_mask, pending != 0);
+    if (rows_pending == 0) break;
+    int const first_row = __ffs(rows_pending) - 1;
+    int const first_column = __ffs(__shfl_sync(full_mask, pending, first_row)) - 1;
+    unsigned component = lane == first_row ? 1u << first_column : 0u;
+    while (true) {
+      unsigned const up = __shfl_up_sync(full_mask, component, 1), down = __shfl_down_sync(full_mask, component, 1);
+      unsigned const above = lane > 0 ? up : 0u, below = lane + 1 < tile_height ? down : 0u;
+      unsigned touch = component | above | below;
+      if (eight) touch |= (above << 1) | (above >> 1) | (below << 1) | (below >> 1);
+      unsigned const grown = fill_runs(foreground, touch & foreground);
+      bool const changed = __any_sync(full_mask, grown != component);
+      component = grown;
+      if (!changed) break;
+    }
+    done |= component;
+    unsigned const root = unsigned(first_row * tile_width + first_column);
+    for (unsigned bits = component; bits != 0; bits &= bits - 1) roots[lane * flood_pitch + __ffs(bits) - 1] = root;
+  }
+  __syncwarp();
+
+  // Slots (lane = column again) and the bitmap of tile-local roots, a row a word.
+  for (int r = 0; r < tile_height; ++r) {
+    long long const y = y0 + r;
+    if (y >= out.height) break;  // the same for the whole warp
+    bool const occupied = (__shfl_sync(full_mask, foreground, r) >> lane) & 1u;
+    bool local_root = false;
+    if (column_inside) {
+      unsigned slot = background;
+      if (occupied) {
+        unsigned const tile_root = roots[r * flood_pitch + lane];
+        slot = unsigned((y0 + tile_root / tile_width) * out.pitch + x0 + tile_root % tile_width);
+        local_root = tile_root == unsigned(r * tile_width + lane);
+      }
+      out.slots[y * out.pitch + x] = slot;
+    }
+    unsigned const word = __ballot_sync(full_mask, local_root);
+    if (lane == 0) local_roots[(y * out.pitch + x0) >> 5] = word;
   }
 }
 
@@ -387,8 +489,14 @@ bool label_tiles(Kokkos::Cuda const& space, ImageView<T const, Kokkos::CudaSpace
   if (pitch > (long long)tiles_x * tile_width)
     GIGASEG_CUDA_CHECK(cudaMemsetAsync(local_roots.data(), 0, std::size_t(words) * sizeof(unsigned), stream));
   dim3 const tiles(tiles_x, tiles_y), tile_threads(tile_width, tile_block_rows);
-  local_kernel<T><<<tiles, tile_threads, 0, stream>>>(in, out, params.connectivity, params.equal_value,
-                                                       local_roots.as<unsigned>());
+  if (params.equal_value) {
+    local_kernel<T><<<tiles, tile_threads, 0, stream>>>(in, out, params.connectivity, params.equal_value,
+                                                         local_roots.as<unsigned>());
+  } else {
+    dim3 const flood_blocks((tiles_x + flood_tiles_per_block - 1) / flood_tiles_per_block, tiles_y);
+    flood_kernel<T><<<flood_blocks, 32 * flood_tiles_per_block, 0, stream>>>(in, out, params.connectivity == 8,
+                                                                            local_roots.as<unsigned>(), tiles_x);
+  }
   GIGASEG_CUDA_CHECK(cudaGetLastError());
   seam_kernel<T><<<tiles, 96, 0, stream>>>(in, out, params.connectivity, params.equal_value);
   GIGASEG_CUDA_CHECK(cudaGetLastError());
