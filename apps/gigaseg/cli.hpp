@@ -56,6 +56,7 @@ Command make_convert_command(CLI::App& parent);
 Command make_histogram_command(CLI::App& parent);
 Command make_threshold_command(CLI::App& parent);
 Command make_kmeans_command(CLI::App& parent);
+Command make_morph_command(CLI::App& parent);
 Command make_label_command(CLI::App& parent);
 Command make_segment_command(CLI::App& parent);
 

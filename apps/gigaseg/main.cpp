@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   commands.push_back(cli::make_histogram_command(app));
   commands.push_back(cli::make_threshold_command(app));
   commands.push_back(cli::make_kmeans_command(app));
+  commands.push_back(cli::make_morph_command(app));
   commands.push_back(cli::make_label_command(app));
   commands.push_back(cli::make_segment_command(app));
 

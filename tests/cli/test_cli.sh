@@ -108,6 +108,18 @@ expect 2 kmeans-bad-k -- kmeans "$work/c.ppm" "$work/k2.pgm" --k 65
 check kmeans-bad-k-names one_line_naming "k"
 expect 3 kmeans-missing-input -- kmeans "$work/missing.tif" "$work/k3.pgm" --k 2
 
+# morph: a 4x3 ramp eroded and dilated by a 3x3 rectangle (pixels outside the image take no part).
+printf 'P5\n4 3\n255\n\001\002\003\004\005\006\007\010\011\012\013\014' >"$work/m.pgm"
+expect 0 morph-erode -- morph "$work/m.pgm" "$work/me.pgm" --op erode --se rect --size 3
+check morph-erode-values cmp -s <(printf 'P5\n4 3\n255\n\001\001\002\003\001\001\002\003\005\005\006\007') "$work/me.pgm"
+expect 0 morph-gradient-json -- --json morph "$work/m.pgm" "$work/mg.pgm" --op gradient --se cross --size 3
+check morph-json python3 -c "import json; d=json.load(open('$work/out')); assert d['op']=='gradient' and d['se']=='cross' and d['size']==3"
+expect 2 morph-even-size -- morph "$work/m.pgm" "$work/m2.pgm" --op erode --size 4
+check morph-even-size-names one_line_naming "size"
+check morph-even-size-no-output test ! -e "$work/m2.pgm"
+expect 2 morph-bad-op -- morph "$work/m.pgm" "$work/m3.pgm" --op thin --size 3
+expect 3 morph-missing-input -- morph "$work/missing.pgm" "$work/m4.pgm" --op dilate --size 3
+
 # label and segment: two 8-connected components (a diagonal pair and an L), background 0.
 printf 'P2\n5 4\n255\n255 0 0 0 0\n0 255 0 200 200\n0 0 0 0 200\n0 0 0 0 0\n' >"$work/l.pgm"
 expect 0 label -- label "$work/l.pgm" "$work/l.tif" --stats "$work/l.csv"

@@ -1,0 +1,81 @@
+// Morphology on every backend against cv::morphologyEx with cv::getStructuringElement (default
+// anchor, one iteration, OpenCV's default border): every operation and shape, odd sizes up to
+// larger than the image, odd image sizes, 1xN, Nx1, a pitched roi.
+#include "algorithms/morphology.hpp"
+#include "tests/backends.hpp"
+#include "tests/device_helpers.hpp"
+#include "tests/generators.hpp"
+
+#include <gtest/gtest.h>
+#include <opencv2/imgproc.hpp>
+
+#include <vector>
+
+namespace gigaseg {
+namespace {
+
+template <class ExecSpace>
+class Morphology : public ::testing::Test {};
+GIGASEG_BACKEND_TEST_SUITE(Morphology);
+
+int opencv_op(MorphOp op) {
+  switch (op) {
+    case MorphOp::erode: return cv::MORPH_ERODE;
+    case MorphOp::dilate: return cv::MORPH_DILATE;
+    case MorphOp::open: return cv::MORPH_OPEN;
+    case MorphOp::close: return cv::MORPH_CLOSE;
+    case MorphOp::gradient: return cv::MORPH_GRADIENT;
+  }
+  return -1;
+}
+
+int opencv_shape(StructuringShape shape) {
+  return shape == StructuringShape::rect ? cv::MORPH_RECT : shape == StructuringShape::cross ? cv::MORPH_CROSS : cv::MORPH_ELLIPSE;
+}
+
+TEST(StructuringElement, EqualsOpenCVs) {
+  for (StructuringShape shape : {StructuringShape::rect, StructuringShape::cross, StructuringShape::ellipse})
+    for (int size : {1, 3, 5, 7, 9, 11, 15, 21, 31}) {
+      auto const element = structuring_element(shape, size);
+      cv::Mat const expected = cv::getStructuringElement(opencv_shape(shape), cv::Size(size, size));
+      for (int i = 0; i < size; ++i)
+        for (int j = 0; j < size; ++j) {
+          int const offset = j - size / 2;
+          bool const ours = offset >= element.first[std::size_t(i)] && offset <= element.last[std::size_t(i)];
+          ASSERT_EQ(ours, expected.at<std::uint8_t>(i, j) != 0) << "shape " << int(shape) << " size " << size << " at " << i << "," << j;
+        }
+    }
+  EXPECT_THROW(structuring_element(StructuringShape::rect, 4), Error);
+  EXPECT_THROW(structuring_element(StructuringShape::rect, 0), Error);
+}
+
+TYPED_TEST(Morphology, MatchesOpenCVMorphologyEx) {
+  TypeParam space;
+  using M = typename TypeParam::memory_space;
+  auto const big = test::noise_u8(80, 61, 3);
+  std::vector<HostImage<std::uint8_t>> images{test::noise_u8(1, 1, 1), test::noise_u8(5, 3, 2), test::noise_u8(1, 40, 4),
+                                              test::noise_u8(40, 1, 5), test::random_mask(37, 29, 0.4, 6),
+                                              big.roi(3, 5, 61, 47)};
+  for (auto const& image : images)
+    for (MorphOp op : {MorphOp::erode, MorphOp::dilate, MorphOp::open, MorphOp::close, MorphOp::gradient})
+      for (StructuringShape shape : {StructuringShape::rect, StructuringShape::cross, StructuringShape::ellipse})
+        for (int size : {1, 3, 5, 7, 15}) {
+          ImageView<std::uint8_t, M> out("out", image.width(), image.height());
+          morphology(space, ImageView<std::uint8_t const, M>(test::to_space(space, image)), out, MorphParams{op, shape, size});
+          cv::Mat expected;
+          cv::morphologyEx(test::as_mat(image), expected, opencv_op(op),
+                           cv::getStructuringElement(opencv_shape(shape), cv::Size(size, size)));
+          ASSERT_EQ(test::count_differences(test::to_host(space, out), test::from_mat<std::uint8_t>(expected)), 0)
+              << image.width() << "x" << image.height() << " op " << int(op) << " shape " << int(shape) << " size " << size;
+        }
+}
+
+TYPED_TEST(Morphology, RejectsEvenSizesAndMismatchedImages) {
+  using M = typename TypeParam::memory_space;
+  ImageView<std::uint8_t, M> a("a", 8, 8), b("b", 7, 8);
+  EXPECT_THROW(morphology(TypeParam(), ImageView<std::uint8_t const, M>(a), a, MorphParams{MorphOp::erode, StructuringShape::rect, 4}), Error);
+  EXPECT_THROW(morphology(TypeParam(), ImageView<std::uint8_t const, M>(a), b, MorphParams{}), Error);
+}
+
+}  // namespace
+}  // namespace gigaseg
