@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -173,13 +174,14 @@ bool region_stats_host(ExecSpace const& space, ImageView<Label const, typename E
   int const threads = std::max(1, int(space.concurrency()));
   std::size_t const per_thread = std::size_t(largest) * fields;
   if (per_thread * std::size_t(threads) * sizeof(Sum) > (std::size_t(256) << 20)) return false;
-  std::vector<Sum> copies(per_thread * std::size_t(threads));
+  // Left uninitialised here: each thread initialises its own copy (first touch on its core).
+  std::unique_ptr<Sum[]> const copies(new Sum[per_thread * std::size_t(threads)]);
   std::vector<char> bad(std::size_t(threads), 0);
   index_t const width = labels.width(), height = labels.height();
   auto is_min = [](int field) { return field == stat_x0 || field == stat_y0 || field == stat_min_intensity; };
   Kokkos::parallel_for(
       "gigaseg::stats::accumulate[Host]", Kokkos::RangePolicy<ExecSpace>(space, 0, threads), [&](int t) {
-        Sum* const mine = copies.data() + std::size_t(t) * per_thread;
+        Sum* const mine = copies.get() + std::size_t(t) * per_thread;
         for (std::size_t i = 0; i < per_thread; ++i) mine[i] = is_min(int(i % fields)) ? ~Sum(0) : Sum(0);
         bool strip_bad = false;
         for (index_t y = height * t / threads; y < height * (t + 1) / threads; ++y) {
@@ -233,6 +235,12 @@ RegionSums<typename ExecSpace::memory_space> region_sums(
                                  std::size_t(components) * fields),
       Kokkos::View<int, Memory>("gigaseg::stats::out_of_range")};
   auto const sums = result.sums;
+  if constexpr (Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible) {
+    // The host path writes every accumulator itself: no initialisation pass before it.
+    if (resolved == Path::tuned &&
+        region_stats_host(space, labels, intensity, Label(components), sums, result.out_of_range))
+      return result;
+  }
   Kokkos::parallel_for(
       "gigaseg::stats::init", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, components * fields),
       KOKKOS_LAMBDA(index_t i) {
@@ -241,9 +249,6 @@ RegionSums<typename ExecSpace::memory_space> region_sums(
         sums(i) = is_min ? ~Sum(0) : Sum(0);
       });
   if (resolved == Path::tuned) {
-    if constexpr (Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible) {
-      if (region_stats_host(space, labels, intensity, Label(components), sums, result.out_of_range)) return result;
-    }
 #if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
     if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
       tuned::region_stats(space, labels, components, intensity, sums.data(), result.out_of_range.data());
