@@ -5,9 +5,11 @@
 // (pixels outside the image take no part: the minimum and maximum run over the element's pixels
 // inside the image).
 //
-// Portable implementation (detail/morphology_portable.hpp): the element is a list of row spans;
-// each output pixel takes the minimum (maximum) over the spans. A rectangle is separable: a row
-// pass of width K, then a column pass of height K.
+// Implementation (detail/morphology_portable.hpp): the element is a list of row spans, applied in
+// one tiled team-scratch pass; a rectangle is separable (a row pass, then a column pass), and wide
+// rectangles use van Herk/Gil-Werman running minima, whose cost does not grow with K. The tuned
+// CUDA path fuses 3x3, 5x5 and 7x7 rectangles into one pass. Every path gives identical results.
+#include "algorithms/path.hpp"
 #include "core/image.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -24,6 +26,7 @@ struct MorphParams {
   MorphOp op = MorphOp::erode;
   StructuringShape shape = StructuringShape::rect;
   int size = 3;  // odd, >= 1
+  Path path = Path::automatic;
 };
 
 // Row i of the element (0..K-1) covers columns [first[i], last[i]] relative to the centre, or none
@@ -34,6 +37,10 @@ struct StructuringElement {
   std::vector<int> first, last;
 };
 StructuringElement structuring_element(StructuringShape shape, int size);
+
+// The path morphology() takes on ExecSpace (the tuned path applies to rectangles 3, 5 and 7).
+template <class ExecSpace>
+Path morphology_path(MorphParams const& params = {});
 
 template <class ExecSpace>
 void morphology(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
