@@ -3,6 +3,12 @@ find_package(PkgConfig REQUIRED)
 find_package(TIFF REQUIRED)
 find_package(PNG REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
+# FFTW (single precision) for FFT convolution on the host, with its OpenMP threads library.
+pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)
+find_library(FFTW3F_OMP_LIBRARY fftw3f_omp REQUIRED)
+if(Kokkos_ENABLE_CUDA)
+  find_package(CUDAToolkit REQUIRED)  # cuFFT
+endif()
 find_package(fmt REQUIRED)
 if(GIGASEG_ENABLE_APPS)
   find_package(CLI11 CONFIG QUIET)

@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/cuda-bench}
 out=$root/.devbuild
 rm -rf "$out" && mkdir -p "$out/lib"
-for exe in tests/gigaseg_tests apps/gigaseg perf/bench_foundation perf/bench_pixel_ops perf/bench_label; do
+for exe in tests/gigaseg_tests apps/gigaseg perf/bench_foundation perf/bench_pixel_ops perf/bench_label perf/bench_filters; do
   [ -x "$build/$exe" ] && cp "$build/$exe" "$out/"
 done
 cp -r "$root/tests/cli" "$out/cli"
@@ -19,7 +19,7 @@ for exe in "$out"/gigaseg_tests "$out"/gigaseg "$out"/bench_*; do
   ldd "$exe" | awk '$3 ~ /^\// {print $3}'
 done | sort -u | while read -r lib; do
   case $(basename "$lib") in
-    libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|ld-linux*|libdl.so*|libpthread.so*|librt.so*|libcuda.so*) ;;
+    libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|ld-linux*|libdl.so*|libpthread.so*|librt.so*|libcuda.so*|libcudart.so*|libcufft*) ;;
     *) cp -L "$lib" "$out/lib/" ;;
   esac
 done

@@ -88,11 +88,12 @@ void separable_pass(ExecSpace const& space, char const* label, ImageView<T const
                     bool half_up) {
   int const radius = int(weights.extent(0) / 2);
   int const taps = int(weights.extent(0));
+  constexpr bool on_host = runs_on_host<ExecSpace>();
   tiled_stencil<ExecSpace, float>(
       space, label, in, horizontal ? radius : 0, horizontal ? 0 : radius, Border::reflect101, 0.0f,
       KOKKOS_LAMBDA(ScratchTile<float> const& tile, int ly, int lx0, int lx1, index_t y, index_t x0) {
         U* const row = out.row(y) + x0 - lx0;
-        if constexpr (runs_on_host<ExecSpace>()) {
+        if (on_host) {  // a constant; not `if constexpr`, which nvcc refuses in extended lambdas
           // Tap-major so that the loop over the tile row vectorises.
           float sum[TileShape<ExecSpace>::width];
           for (int lx = lx0; lx < lx1; ++lx) sum[lx] = 0.0f;

@@ -44,12 +44,13 @@ void min_max_filter(ExecSpace const& space, ImageView<std::uint8_t const, typena
                     int max_reach, bool minimum) {
   int const centre = rows / 2;
   std::uint8_t const neutral = minimum ? 255 : 0;
+  constexpr bool on_host = runs_on_host<ExecSpace>();
   tiled_stencil<ExecSpace, std::uint8_t>(
       space, minimum ? "gigaseg::morphology::erode" : "gigaseg::morphology::dilate", in, max_reach, centre,
       Border::constant, neutral,
       KOKKOS_LAMBDA(ScratchTile<std::uint8_t> const& tile, int ly, int lx0, int lx1, index_t y, index_t x0) {
         std::uint8_t* const row = out.row(y) + x0 - lx0;
-        if constexpr (runs_on_host<ExecSpace>()) {
+        if (on_host) {  // a constant; not `if constexpr`, which nvcc refuses in extended lambdas
           // Offset-major so that the loop along the tile row vectorises.
           std::uint8_t best[TileShape<ExecSpace>::width];
           for (int lx = lx0; lx < lx1; ++lx) best[lx] = neutral;

@@ -69,11 +69,13 @@ void tiled_stencil(ExecSpace const& space, char const* label, ImageView<T const,
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   using Shape = TileShape<ExecSpace>;
+  constexpr bool on_host = runs_on_host<ExecSpace>();
   index_t const width = in.width(), height = in.height();
   if (width == 0 || height == 0) return;
   int const tile_w = Shape::width + 2 * rx, tile_h = Shape::height + 2 * ry;
   std::size_t const scratch = std::size_t(tile_w) * std::size_t(tile_h) * sizeof(S);
-  GIGASEG_REQUIRE(scratch <= 48 * 1024, ErrorKind::usage, label,
+  // 48 KiB of shared memory per block on GPUs; host scratch is ordinary memory.
+  GIGASEG_REQUIRE(scratch <= (on_host ? std::size_t(16) << 20 : std::size_t(48) << 10), ErrorKind::usage, label,
                   "neighbourhood of " + std::to_string(2 * rx + 1) + "x" + std::to_string(2 * ry + 1) +
                       " is too large for a tiled pass");
   index_t const tiles_x = (width + Shape::width - 1) / Shape::width;
@@ -105,7 +107,7 @@ void tiled_stencil(ExecSpace const& space, char const* label, ImageView<T const,
     ScratchTile<S> const view{data + ry * tile_w + rx, tile_w};
     int const rows = int(height - y0 < Shape::height ? height - y0 : Shape::height);
     int const cols = int(width - x0 < Shape::width ? width - x0 : Shape::width);
-    if constexpr (runs_on_host<ExecSpace>()) {
+    if (on_host) {  // a constant; not `if constexpr`, which nvcc refuses in extended lambdas
       for (int ly = 0; ly < rows; ++ly) body(view, ly, 0, cols, y0 + ly, x0);
     } else {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Shape::width * Shape::height), [&](int i) {

@@ -57,6 +57,10 @@ Command make_histogram_command(CLI::App& parent);
 Command make_threshold_command(CLI::App& parent);
 Command make_kmeans_command(CLI::App& parent);
 Command make_morph_command(CLI::App& parent);
+Command make_median_command(CLI::App& parent);
+Command make_gaussian_command(CLI::App& parent);
+Command make_sobel_command(CLI::App& parent);
+Command make_convolve_command(CLI::App& parent);
 Command make_label_command(CLI::App& parent);
 Command make_segment_command(CLI::App& parent);
 

@@ -1,7 +1,7 @@
 // gigaseg morph IN OUT --op erode|dilate|open|close|gradient --se rect|cross|ellipse --size K:
 // identical to cv::morphologyEx with cv::getStructuringElement(shape, {K, K}) for 8-bit input
 // (an RGB input is converted to gray first, with OpenCV's BT.601 rule).
-#include "apps/gigaseg/backend_dispatch.hpp"
+#include "apps/gigaseg/filter_command.hpp"
 #include "algorithms/morphology.hpp"
 
 #include <map>
@@ -34,31 +34,10 @@ Command make_morph_command(CLI::App& parent) {
         {"rect", StructuringShape::rect}, {"cross", StructuringShape::cross}, {"ellipse", StructuringShape::ellipse}};
     MorphParams const params{ops.at(arguments->op), shapes.at(arguments->se), arguments->size};
     (void)structuring_element(params.shape, params.size);  // a bad --size fails before any work
-    format_for_extension(arguments->output);
-    AnyHostImage image;
-    {
-      StageTimer timer(session, "read");
-      image = read_image(arguments->input);
-    }
-    HostImage<std::uint8_t> result;
-    {
-      StageTimer timer(session, "compute");
-      on_backend(session, width(image) * height(image), [&](auto const& space) {
-        using Memory = typename std::decay_t<decltype(space)>::memory_space;
-        ImageView<std::uint8_t const, Memory> in = gray8_on(space, image, arguments->input);
-        ImageView<std::uint8_t, Memory> out("gigaseg::cli::morph", in.width(), in.height());
-        morphology(space, in, out, params);
-        result = download(space, out);
-      });
-    }
-    {
-      StageTimer timer(session, "write");
-      write_image(arguments->output, result);
-    }
+    run_gray8_filter<std::uint8_t>(session, arguments->input, arguments->output,
+                                   [&](auto const& space, auto const& in, auto const& out) { morphology(space, in, out, params); });
     auto& r = session.report;
     r["command"] = "morph";
-    r["width"] = width(image);
-    r["height"] = height(image);
     r["op"] = arguments->op;
     r["se"] = arguments->se;
     r["size"] = arguments->size;

@@ -59,7 +59,11 @@ int main(int argc, char** argv) {
   commands.push_back(cli::make_histogram_command(app));
   commands.push_back(cli::make_threshold_command(app));
   commands.push_back(cli::make_kmeans_command(app));
+  commands.push_back(cli::make_median_command(app));
+  commands.push_back(cli::make_gaussian_command(app));
+  commands.push_back(cli::make_sobel_command(app));
   commands.push_back(cli::make_morph_command(app));
+  commands.push_back(cli::make_convolve_command(app));
   commands.push_back(cli::make_label_command(app));
   commands.push_back(cli::make_segment_command(app));
 

@@ -119,6 +119,36 @@ check morph-even-size-names one_line_naming "size"
 check morph-even-size-no-output test ! -e "$work/m2.pgm"
 expect 2 morph-bad-op -- morph "$work/m.pgm" "$work/m3.pgm" --op thin --size 3
 expect 3 morph-missing-input -- morph "$work/missing.pgm" "$work/m4.pgm" --op dilate --size 3
+# median, gaussian, sobel, convolve on a 5x4 image with one bright outlier.
+printf 'P5\n5 4\n255\n\012\012\012\012\012\012\012\377\012\012\012\012\012\012\012\012\012\012\012\012' >"$work/f.pgm"
+expect 0 median3 -- median "$work/f.pgm" "$work/fm.pgm" --size 3
+check median3-removes-outlier cmp -s <(printf 'P5\n5 4\n255\n\012\012\012\012\012\012\012\012\012\012\012\012\012\012\012\012\012\012\012\012') "$work/fm.pgm"
+expect 2 median-size-7 -- median "$work/f.pgm" "$work/fm7.pgm" --size 7
+check median-size-7-no-output test ! -e "$work/fm7.pgm"
+expect 0 gaussian-json -- --json gaussian "$work/f.pgm" "$work/fg.pgm" --sigma 1
+check gaussian-ksize python3 -c "import json; d=json.load(open('$work/out')); assert d['ksize']==7 and d['command']=='gaussian'"
+expect 2 gaussian-bad-sigma -- gaussian "$work/f.pgm" "$work/fg2.pgm" --sigma -1
+check gaussian-bad-sigma-names one_line_naming "sigma"
+expect 0 sobel -- sobel "$work/f.pgm" "$work/fs.tif"
+check sobel-float-tiff python3 -c "
+import struct
+b = open('$work/fs.tif','rb').read()
+assert b[:2] in (b'II', b'MM')"
+expect 2 sobel-png-output -- sobel "$work/f.pgm" "$work/fs.png"
+check sobel-png-output-names one_line_naming "fs.png"
+check sobel-png-no-output test ! -e "$work/fs.png"
+printf '0 0 0\n0 1 0\n0 0 0\n' >"$work/identity.txt"
+expect 0 convolve-identity-fft -- --json convolve "$work/f.pgm" "$work/identity.txt" "$work/fc.tif" --method fft
+check convolve-method-json python3 -c "import json; d=json.load(open('$work/out')); assert d['method']=='fft' and d['kernel_width']==3"
+expect 0 convolve-identity-direct -- convolve "$work/f.pgm" "$work/identity.txt" "$work/fd.tif" --method direct
+expect 0 convolve-histogram -- histogram "$work/fd.tif" --bins 256 --range 0,256
+check convolve-identity-values python3 -c "
+rows = [l for l in open('$work/out').read().split() if not l.endswith(',0')]
+assert rows == ['bin,count', '10,19', '255,1'], rows"
+printf '1 2\n3\n' >"$work/ragged.txt"
+expect 3 convolve-ragged-kernel -- convolve "$work/f.pgm" "$work/ragged.txt" "$work/fr.tif"
+check convolve-ragged-names one_line_naming "ragged.txt"
+check convolve-ragged-no-output test ! -e "$work/fr.tif"
 
 # label and segment: two 8-connected components (a diagonal pair and an L), background 0.
 printf 'P2\n5 4\n255\n255 0 0 0 0\n0 255 0 200 200\n0 0 0 0 200\n0 0 0 0 0\n' >"$work/l.pgm"
