@@ -36,7 +36,7 @@ void fft_inverse(Kokkos::Cuda const& space, FftComplex* spectrum, float* real, l
 // docs/performance.md, "convolution crossover").
 template <class ExecSpace>
 constexpr int fft_from_taps() {
-  return runs_on_host<ExecSpace>() ? 15 * 15 : 25 * 25;
+  return runs_on_host<ExecSpace>() ? 17 * 17 : 27 * 27;
 }
 
 template <class ExecSpace>

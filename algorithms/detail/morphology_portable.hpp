@@ -189,8 +189,11 @@ Kokkos::View<int*, typename ExecSpace::memory_space> upload_spans(ExecSpace cons
   return spans;
 }
 
-// Rectangles at least this wide take van Herk/Gil-Werman passes (chosen from measurements, see
-// docs/performance.md): below it the tiled passes' K reads per pixel are cheaper.
+// Rectangles at least this wide take van Herk/Gil-Werman passes (docs/performance.md): below it
+// the tiled passes' K reads per pixel are cheaper. On hosts, 41 was measured as the crossover
+// (4096^2: 31x31 tiled 162 ms, 41x41 van Herk 85 ms). On the H200 the present van Herk passes
+// (a thread per line block, uncoalesced along rows) took 20-23 ms at 20000^2 for every K from 9
+// to 31, against 8.1 ms for the 7x7 tiled passes: too slow either way; see the issue-5 notes.
 template <class ExecSpace>
 constexpr int van_herk_from() {
   return runs_on_host<ExecSpace>() ? 41 : 9;
