@@ -11,8 +11,9 @@
 //  - sobel_magnitude(): sqrt(gx^2 + gy^2) as float, gx and gy as cv::Sobel 3x3, BORDER_REFLECT_101.
 //
 // Paths (algorithms/path.hpp): portable = tiled Kokkos team-scratch passes (detail/stencil.hpp,
-// detail/filters_portable.hpp) on every backend; tuned = CUDA kernels for 8-bit medians
-// (backends/cuda/filters_cuda.cpp). Every path gives identical results.
+// detail/filters_portable.hpp) on every backend; tuned = CUDA kernels for 8-bit medians and Sobel
+// (backends/cuda/filters_cuda.cpp), and host row loops for medians of every type and Sobel on
+// OpenMP (backends/openmp/filters_openmp.cpp). Every path gives identical results.
 #include "algorithms/path.hpp"
 #include "core/image.hpp"
 
@@ -53,6 +54,10 @@ void gaussian(ExecSpace const& space, ImageView<std::uint8_t const, typename Exe
 template <class ExecSpace>
 void box_filter(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                 ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, int size);
+
+// The path sobel_magnitude() takes on ExecSpace.
+template <class ExecSpace>
+Path sobel_path(FilterParams const& params = {});
 
 template <class ExecSpace>
 void sobel_magnitude(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,

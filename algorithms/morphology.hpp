@@ -8,7 +8,9 @@
 // Implementation (detail/morphology_portable.hpp): the element is a list of row spans, applied in
 // one tiled team-scratch pass; a rectangle is separable (a row pass, then a column pass), and wide
 // rectangles use van Herk/Gil-Werman running minima, whose cost does not grow with K. The tuned
-// CUDA path fuses 3x3, 5x5 and 7x7 rectangles into one pass. Every path gives identical results.
+// CUDA path fuses 3x3, 5x5 and 7x7 rectangles into one pass and runs 9..191 as coalesced van Herk
+// column and doubling row passes; the tuned OpenMP path runs every element as vectorised row
+// loops. Every path gives identical results.
 #include "algorithms/path.hpp"
 #include "core/image.hpp"
 
@@ -38,7 +40,8 @@ struct StructuringElement {
 };
 StructuringElement structuring_element(StructuringShape shape, int size);
 
-// The path morphology() takes on ExecSpace (the tuned path applies to rectangles 3, 5 and 7).
+// The path morphology() takes on ExecSpace (tuned: CUDA rectangles 3..191, OpenMP every element
+// but rectangles wider than 255; the rest runs portably).
 template <class ExecSpace>
 Path morphology_path(MorphParams const& params = {});
 

@@ -66,14 +66,16 @@ void BM_Median(benchmark::State& state) {
   });
 }
 
+// Arguments: side, path (0 portable, 1 automatic).
 template <class Space>
 void BM_SobelMagnitude(benchmark::State& state) {
   Space space;
   auto in = make_image<typename Space::memory_space>(state.range(0));
   ImageView<float, typename Space::memory_space> out("perf::out", in.width(), in.height());
+  FilterParams const params{state.range(1) ? Path::automatic : Path::portable};
   SpaceTimer<Space> timer(space);
   run_timed(state, 5.0 * double(in.pixel_count()), [&] {
-    return timer.milliseconds([&] { sobel_magnitude(space, In<Space>(in), out); });
+    return timer.milliseconds([&] { sobel_magnitude(space, In<Space>(in), out, params); });
   });
 }
 
@@ -131,19 +133,21 @@ void BM_CudaMemcpyDeviceToDevice(benchmark::State& state) {
 }
 BENCHMARK(BM_CudaMemcpyDeviceToDevice)->Arg(20000)->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Median, Kokkos::Cuda)->Args({20000, 3, 1})->Args({20000, 5, 1})->Args({20000, 3, 0})->Args({20000, 5, 0})->Apply(configure);
-BENCHMARK_TEMPLATE(BM_SobelMagnitude, Kokkos::Cuda)->Arg(20000)->Apply(configure);
+BENCHMARK_TEMPLATE(BM_SobelMagnitude, Kokkos::Cuda)->Args({20000, 1})->Args({20000, 0})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Erode, Kokkos::Cuda)
     ->Args({20000, 3, 1})->Args({20000, 3, 0})->Args({20000, 7, 1})->Args({20000, 7, 0})
-    ->Args({20000, 9, 1})->Args({20000, 15, 1})->Args({20000, 31, 1})->Apply(configure);
+    ->Args({20000, 9, 1})->Args({20000, 15, 1})->Args({20000, 31, 1})->Args({20000, 63, 1})->Args({20000, 127, 1})
+    ->Args({20000, 31, 0})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Gaussian, Kokkos::Cuda)->Args({20000, 20})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Convolve, Kokkos::Cuda)
     ->ArgsProduct({{8192}, {5, 9, 15, 21, 25, 31, 41}, {1, 2}})->Apply(configure);
 #endif
 
 using Host = Kokkos::DefaultHostExecutionSpace;
-BENCHMARK_TEMPLATE(BM_Median, Host)->Args({4096, 3, 1})->Args({4096, 5, 1})->Apply(configure);
-BENCHMARK_TEMPLATE(BM_SobelMagnitude, Host)->Arg(4096)->Apply(configure);
-BENCHMARK_TEMPLATE(BM_Erode, Host)->Args({4096, 3, 1})->Args({4096, 7, 1})->Args({4096, 31, 1})->Args({4096, 41, 1})->Apply(configure);
+BENCHMARK_TEMPLATE(BM_Median, Host)->Args({4096, 3, 1})->Args({4096, 5, 1})->Args({4096, 3, 0})->Args({4096, 5, 0})->Apply(configure);
+BENCHMARK_TEMPLATE(BM_SobelMagnitude, Host)->Args({4096, 1})->Args({4096, 0})->Apply(configure);
+BENCHMARK_TEMPLATE(BM_Erode, Host)
+    ->Args({4096, 3, 1})->Args({4096, 7, 1})->Args({4096, 31, 1})->Args({4096, 41, 1})->Args({4096, 7, 0})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Gaussian, Host)->Args({4096, 20})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Convolve, Host)->ArgsProduct({{2048}, {5, 9, 15, 21, 31}, {1, 2}})->Apply(configure);
 

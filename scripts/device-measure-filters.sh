@@ -5,12 +5,12 @@
 # $OUT/report.txt, benchmark JSON beside it. Used for docs/performance.md (issue 5).
 set -u
 export SANITIZE=1 PEERS=0 BENCHES='bench_filters' BENCH_FILTER='Cuda'
-export RACE_FILTER='Filters/Cuda.Median*:Convolve/Cuda.*'
-export MEMCHECK_FILTER='Filters/Cuda.*:Convolve/Cuda.*'
+export RACE_FILTER='Filters/Cuda.Median*:Filters/Cuda.Sobel*:Morphology/Cuda.*'
+export MEMCHECK_FILTER='Filters/Cuda.*:Convolve/Cuda.*:Morphology/Cuda.*'
 mkdir -p /tmp/logs
 OUT_FINAL=$OUT
-OUT=/tmp/logs timeout 400 bash scripts/device-run.sh > /tmp/logs/run.log 2>&1
-cp /tmp/logs/bench_filters.json "$OUT_FINAL/" 2>/dev/null
+OUT=/tmp/logs timeout 470 bash scripts/device-run.sh > /tmp/logs/run.log 2>&1
+cp /tmp/logs/bench_filters.json /tmp/logs/summary.txt /tmp/logs/run.log "$OUT_FINAL/" 2>/dev/null
 grep -m 60 -B2 -A12 "Race reported\|Error\|Invalid" /tmp/logs/racecheck.log /tmp/logs/memcheck.log > "$OUT_FINAL/sanitizer-detail.txt" 2>/dev/null
 nvcc -O2 -arch=sm_90 .devbuild/peers/npp_filters.cu -o /tmp/npp_filters -lnppif -lnppim -lnppc > /tmp/logs/npp-build.log 2>&1
 report=$OUT_FINAL/report.txt

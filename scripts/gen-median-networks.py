@@ -159,6 +159,20 @@ def main():
 
 namespace gigaseg::detail::network {
 
+// Plain scalars' order (host loops, portable kernels).
+struct ScalarMinMax {
+  template <class V>
+  static KOKKOS_FORCEINLINE_FUNCTION V min(V a, V b) { return b < a ? b : a; }
+  template <class V>
+  static KOKKOS_FORCEINLINE_FUNCTION V max(V a, V b) { return a < b ? b : a; }
+  template <class V>
+  static KOKKOS_FORCEINLINE_FUNCTION void sort(V& a, V& b) {
+    V const lo = min(a, b);
+    b = max(a, b);
+    a = lo;
+  }
+};
+
 """
     text = header + "\n\n".join(parts) + "\n\n}  // namespace gigaseg::detail::network\n"
     path = pathlib.Path(__file__).resolve().parent.parent / "algorithms/detail/median_networks.hpp"

@@ -140,19 +140,32 @@ TYPED_TEST(Filters, BoxFilterWithinOneGreyLevelOfOpenCV) {
 TYPED_TEST(Filters, SobelMagnitudeWithinOneThousandthOfOpenCV) {
   TypeParam space;
   using M = typename TypeParam::memory_space;
-  for (auto const& image : shapes<std::uint8_t>()) {
+  std::vector<Path> paths{Path::portable};
+  if (detail::TunedSobel<TypeParam>::value) paths.push_back(Path::tuned);
+  auto shapes_and_wide = shapes<std::uint8_t>();
+  shapes_and_wide.push_back(test::noise_u8(1030, 37, 11));  // several blocks of threads on CUDA
+  for (auto const& image : shapes_and_wide) {
     ImageView<float, M> out("out", image.width(), image.height());
-    sobel_magnitude(space, ImageView<std::uint8_t const, M>(test::to_space(space, image)), out);
-    cv::Mat gx, gy, expected;
-    cv::Sobel(test::as_mat(image), gx, CV_32F, 1, 0, 3, 1, 0, cv::BORDER_REFLECT_101);
-    cv::Sobel(test::as_mat(image), gy, CV_32F, 0, 1, 3, 1, 0, cv::BORDER_REFLECT_101);
-    cv::magnitude(gx, gy, expected);
-    auto const ours = test::to_host(space, out);
-    auto const theirs = test::from_mat<float>(expected);
-    float worst = 0;
-    for (index_t y = 0; y < ours.height(); ++y)
-      for (index_t x = 0; x < ours.width(); ++x) worst = std::max(worst, std::abs(ours(y, x) - theirs(y, x)));
-    EXPECT_LE(worst, 1e-3f) << image.width() << "x" << image.height();
+    ImageView<float, M> portable("portable", image.width(), image.height());
+    auto const in = test::to_space(space, image);
+    sobel_magnitude(space, ImageView<std::uint8_t const, M>(in), portable, FilterParams{Path::portable});
+    auto const reference = test::to_host(space, portable);
+    for (Path path : paths) {
+      sobel_magnitude(space, ImageView<std::uint8_t const, M>(in), out, FilterParams{path});
+      // Every path computes the same float operations: identical results.
+      ASSERT_EQ(test::count_differences(test::to_host(space, out), reference), 0) << image.width() << "x" << image.height()
+                                                                                  << " path " << to_string(path);
+      cv::Mat gx, gy, expected;
+      cv::Sobel(test::as_mat(image), gx, CV_32F, 1, 0, 3, 1, 0, cv::BORDER_REFLECT_101);
+      cv::Sobel(test::as_mat(image), gy, CV_32F, 0, 1, 3, 1, 0, cv::BORDER_REFLECT_101);
+      cv::magnitude(gx, gy, expected);
+      auto const ours = test::to_host(space, out);
+      auto const theirs = test::from_mat<float>(expected);
+      float worst = 0;
+      for (index_t y = 0; y < ours.height(); ++y)
+        for (index_t x = 0; x < ours.width(); ++x) worst = std::max(worst, std::abs(ours(y, x) - theirs(y, x)));
+      EXPECT_LE(worst, 1e-3f) << image.width() << "x" << image.height() << " path " << to_string(path);
+    }
   }
 }
 

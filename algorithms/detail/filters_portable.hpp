@@ -15,29 +15,31 @@
 #if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
 #include "backends/cuda/filters_cuda.hpp"
 #endif
+#ifdef KOKKOS_ENABLE_OPENMP
+#include "backends/openmp/filters_openmp.hpp"
+#endif
 
 namespace gigaseg::detail {
 
+// Tuned paths: CUDA kernels for 8-bit images, host loops for every type on OpenMP.
 template <class ExecSpace, class T>
 struct TunedMedian : std::false_type {};
+template <class ExecSpace>
+struct TunedSobel : std::false_type {};
 #if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
 template <>
 struct TunedMedian<Kokkos::Cuda, std::uint8_t> : std::true_type {};
+template <>
+struct TunedSobel<Kokkos::Cuda> : std::true_type {};
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+template <class T>
+struct TunedMedian<Kokkos::OpenMP, T> : std::true_type {};
+template <>
+struct TunedSobel<Kokkos::OpenMP> : std::true_type {};
 #endif
 
-// Scalar order for the median networks.
-struct ScalarMinMax {
-  template <class V>
-  static KOKKOS_FORCEINLINE_FUNCTION V min(V a, V b) { return b < a ? b : a; }
-  template <class V>
-  static KOKKOS_FORCEINLINE_FUNCTION V max(V a, V b) { return a < b ? b : a; }
-  template <class V>
-  static KOKKOS_FORCEINLINE_FUNCTION void sort(V& a, V& b) {
-    V const lo = min(a, b);
-    b = max(a, b);
-    a = lo;
-  }
-};
+using network::ScalarMinMax;
 
 // Median of the K x K window around (ly, lx) of a scratch tile: sort its columns, select.
 template <int K, class T>
@@ -159,6 +161,11 @@ Path median_path(FilterParams const& params) {
   return resolve_path(params.path, detail::TunedMedian<ExecSpace, T>::value, "median");
 }
 
+template <class ExecSpace>
+Path sobel_path(FilterParams const& params) {
+  return resolve_path(params.path, detail::TunedSobel<ExecSpace>::value, "sobel");
+}
+
 template <class ExecSpace, class T>
 void median(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
             ImageView<T, typename ExecSpace::memory_space> const& out, int size, FilterParams const& params) {
@@ -168,12 +175,10 @@ void median(ExecSpace const& space, ImageView<T const, typename ExecSpace::memor
   detail::require_same_size("median", in.width(), in.height(), out.width(), out.height());
   Path const path = median_path<ExecSpace, T>(params);
   if (in.empty()) return;
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
   if constexpr (detail::TunedMedian<ExecSpace, T>::value) {
-    // The tuned kernels return false when their precondition (4-byte-aligned rows) fails.
-    if (path == Path::tuned && tuned::median_u8(space, in, out, size)) return;
+    // The tuned paths return false when their precondition (CUDA: 4-byte-aligned rows) fails.
+    if (path == Path::tuned && tuned::median(space, in, out, size)) return;
   }
-#endif
   (void)path;
   if (size == 3)
     detail::median_portable<3>(space, in, out);
@@ -204,7 +209,12 @@ template <class ExecSpace>
 void sobel_magnitude(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                      ImageView<float, typename ExecSpace::memory_space> const& out, FilterParams const& params) {
   detail::require_same_size("sobel", in.width(), in.height(), out.width(), out.height());
-  (void)resolve_path(params.path, false, "sobel");  // one path: the tiled pass is bandwidth-bound
+  Path const path = sobel_path<ExecSpace>(params);
+  if (in.empty()) return;
+  if constexpr (detail::TunedSobel<ExecSpace>::value) {
+    if (path == Path::tuned && tuned::sobel_magnitude(space, in, out)) return;
+  }
+  (void)path;
   detail::sobel_portable(space, in, out);
 }
 

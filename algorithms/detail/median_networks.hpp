@@ -8,6 +8,20 @@
 
 namespace gigaseg::detail::network {
 
+// Plain scalars' order (host loops, portable kernels).
+struct ScalarMinMax {
+  template <class V>
+  static KOKKOS_FORCEINLINE_FUNCTION V min(V a, V b) { return b < a ? b : a; }
+  template <class V>
+  static KOKKOS_FORCEINLINE_FUNCTION V max(V a, V b) { return a < b ? b : a; }
+  template <class V>
+  static KOKKOS_FORCEINLINE_FUNCTION void sort(V& a, V& b) {
+    V const lo = min(a, b);
+    b = max(a, b);
+    a = lo;
+  }
+};
+
 template <class MinMax, class V>
 KOKKOS_FORCEINLINE_FUNCTION void sort3(V* v) {
   // 3 operations, 6 min/max

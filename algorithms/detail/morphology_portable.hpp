@@ -8,7 +8,11 @@
 //    each line is cut into blocks of K, a suffix minimum within each block and a prefix minimum
 //    within the next give every window in two reads and three min operations per pixel, whatever
 //    K is.
-//  - Tuned on CUDA: rectangles 3, 5 and 7 in one fused pass (backends/cuda/filters_cuda.cpp).
+//  - Tuned on CUDA (backends/cuda/filters_cuda.cpp): rectangles 3, 5 and 7 in one fused pass;
+//    9 .. 191 as a van Herk column pass and a doubling row pass, coalesced, four pixels a word.
+//  - Tuned on OpenMP (backends/openmp/filters_openmp.cpp): every element as vectorised row loops
+//    over a ring of padded rows per thread; rectangles separably (across rows by van Herk from 5),
+//    up to 255 (wider: the portable van Herk passes).
 #include "algorithms/convert.hpp"
 #include "algorithms/detail/pixelwise.hpp"
 #include "algorithms/detail/stencil.hpp"
@@ -24,6 +28,9 @@
 #if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
 #include "backends/cuda/filters_cuda.hpp"
 #endif
+#ifdef KOKKOS_ENABLE_OPENMP
+#include "backends/openmp/filters_openmp.hpp"
+#endif
 
 namespace gigaseg::detail {
 
@@ -32,6 +39,10 @@ struct TunedMorphology : std::false_type {};
 #if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
 template <>
 struct TunedMorphology<Kokkos::Cuda> : std::true_type {};
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+template <>
+struct TunedMorphology<Kokkos::OpenMP> : std::true_type {};
 #endif
 
 KOKKOS_FORCEINLINE_FUNCTION int min_or_max(int a, int b, bool minimum) { return minimum ? (b < a ? b : a) : (b > a ? b : a); }
@@ -189,11 +200,11 @@ Kokkos::View<int*, typename ExecSpace::memory_space> upload_spans(ExecSpace cons
   return spans;
 }
 
-// Rectangles at least this wide take van Herk/Gil-Werman passes (docs/performance.md): below it
-// the tiled passes' K reads per pixel are cheaper. On hosts, 41 was measured as the crossover
-// (4096^2: 31x31 tiled 162 ms, 41x41 van Herk 85 ms). On the H200 the present van Herk passes
-// (a thread per line block, uncoalesced along rows) took 20-23 ms at 20000^2 for every K from 9
-// to 31, against 8.1 ms for the 7x7 tiled passes: too slow either way; see the issue-5 notes.
+// Rectangles at least this wide take the portable van Herk/Gil-Werman passes (docs/performance.md):
+// below it the tiled passes' K reads per pixel are cheaper. On hosts, 41 was measured as the
+// crossover (4096^2: 31x31 tiled 162 ms, 41x41 van Herk 85 ms). On the H200 the portable van Herk
+// passes (a thread per line block, uncoalesced along rows) took 20-23 ms at 20000^2 for every K
+// from 9 to 31, against 8.1 ms for the 7x7 tiled passes; the tuned CUDA passes replace both.
 template <class ExecSpace>
 constexpr int van_herk_from() {
   return runs_on_host<ExecSpace>() ? 41 : 9;
@@ -205,9 +216,17 @@ void erode_or_dilate(ExecSpace const& space, ImageView<std::uint8_t const, typen
                      ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, StructuringShape shape,
                      int size, bool minimum, Path path) {
   using Memory = typename ExecSpace::memory_space;
+#ifdef KOKKOS_ENABLE_OPENMP
+  if constexpr (std::is_same<ExecSpace, Kokkos::OpenMP>::value) {
+    if (path == Path::tuned) {
+      StructuringElement const element = structuring_element(shape, size);
+      if (tuned::min_max(space, in, out, element.first, element.last, minimum)) return;
+    }
+  }
+#endif
   if (shape == StructuringShape::rect && size > 1) {
 #if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-    if constexpr (TunedMorphology<ExecSpace>::value) {
+    if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
       if (path == Path::tuned && tuned::rect_min_max_u8(space, in, out, size, minimum)) return;
     }
 #endif

@@ -8,12 +8,18 @@ namespace gigaseg::tuned {
 
 // 3x3 or 5x5 median, border replicate. Returns false, doing nothing, when its precondition fails
 // (row starts and pitches of both images 4-byte aligned); the caller then takes the portable path.
-bool median_u8(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokkos::CudaSpace> const& in,
-               ImageView<std::uint8_t, Kokkos::CudaSpace> const& out, int size);
+bool median(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokkos::CudaSpace> const& in,
+            ImageView<std::uint8_t, Kokkos::CudaSpace> const& out, int size);
 
-// Erosion (minimum) or dilation (maximum) over a size x size rectangle, size 3, 5 or 7, with
-// OpenCV's morphology border (pixels outside the image take no part). Same precondition.
+// Erosion (minimum) or dilation (maximum) over a size x size rectangle with OpenCV's morphology
+// border (pixels outside the image take no part). Sizes 3, 5 and 7 in one fused pass; 9 .. 191 as a
+// van Herk/Gil-Werman column pass and a doubling row pass. Same precondition; false for other sizes.
 bool rect_min_max_u8(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokkos::CudaSpace> const& in,
                      ImageView<std::uint8_t, Kokkos::CudaSpace> const& out, int size, bool minimum);
+
+// sqrt(gx^2 + gy^2) with cv::Sobel's 3x3 gx and gy, BORDER_REFLECT_101. False, doing nothing, when
+// the input's rows are not 4-byte aligned.
+bool sobel_magnitude(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokkos::CudaSpace> const& in,
+                     ImageView<float, Kokkos::CudaSpace> const& out);
 
 }  // namespace gigaseg::tuned

@@ -2,6 +2,7 @@
 // 20000 x 20000 8-bit image, median of events-timed runs after a warm-up. NPP's median reads
 // outside the ROI (no border handling), so the ROI is the image less a border of radius pixels,
 // which NPP gets for free: gigaseg's figure covers the whole image with replicate borders.
+// NPP 13 (CUDA 13) has only the stream-context (_Ctx) entry points.
 //   nvcc -O2 -arch=sm_90 npp_filters.cu -o npp_filters -lnppif -lnppim -lnppc
 #include <cuda_runtime.h>
 #include <nppi_filtering_functions.h>
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 template <class F>
@@ -42,25 +44,36 @@ int main(int argc, char** argv) {
   unsigned s = 1;
   for (auto& v : host) v = (unsigned char)((s = s * 1664525u + 1013904223u) >> 24);
   cudaMemcpy2D(src, pitch, host.data(), side, side, side, cudaMemcpyHostToDevice);
+  NppStreamContext ctx{};
+  ctx.hStream = 0;
+  cudaGetDevice(&ctx.nCudaDeviceId);
+  cudaDeviceGetAttribute(&ctx.nMultiProcessorCount, cudaDevAttrMultiProcessorCount, ctx.nCudaDeviceId);
+  cudaDeviceGetAttribute(&ctx.nMaxThreadsPerMultiProcessor, cudaDevAttrMaxThreadsPerMultiProcessor, ctx.nCudaDeviceId);
+  cudaDeviceGetAttribute(&ctx.nMaxThreadsPerBlock, cudaDevAttrMaxThreadsPerBlock, ctx.nCudaDeviceId);
+  int shared = 0;
+  cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlock, ctx.nCudaDeviceId);
+  ctx.nSharedMemPerBlock = size_t(shared);
+  cudaDeviceGetAttribute(&ctx.nCudaDevAttrComputeCapabilityMajor, cudaDevAttrComputeCapabilityMajor, ctx.nCudaDeviceId);
+  cudaDeviceGetAttribute(&ctx.nCudaDevAttrComputeCapabilityMinor, cudaDevAttrComputeCapabilityMinor, ctx.nCudaDeviceId);
   for (int k : {3, 5}) {
     int const r = k / 2;
     NppiSize roi{side - 2 * r, side - 2 * r}, mask{k, k};
     NppiPoint anchor{r, r};
     Npp32u bytes = 0;
-    nppiFilterMedianGetBufferSize_8u_C1R(roi, mask, &bytes);
+    nppiFilterMedianGetBufferSize_8u_C1R_Ctx(roi, mask, &bytes, ctx);
     cudaMalloc(&buffer, bytes);
     Npp8u const* in = src + r * pitch + r;
     Npp8u* out = dst + r * pitch + r;
     NppStatus status = NPP_SUCCESS;
-    float const ms = bench([&] { status = nppiFilterMedian_8u_C1R(in, int(pitch), out, int(pitch), roi, mask, anchor, buffer); });
-    std::printf("npp nppiFilterMedian_8u_C1R %dx%d (interior roi): %.4f ms status %d\n", k, k, ms, int(status));
+    float const ms = bench([&] { status = nppiFilterMedian_8u_C1R_Ctx(in, int(pitch), out, int(pitch), roi, mask, anchor, buffer, ctx); });
+    std::printf("npp nppiFilterMedian_8u_C1R_Ctx %dx%d (interior roi): %.4f ms status %d\n", k, k, ms, int(status));
     cudaFree(buffer);
   }
   {
     NppiSize roi{side - 2, side - 2};
     NppStatus status = NPP_SUCCESS;
-    float const ms = bench([&] { status = nppiErode3x3_8u_C1R(src + pitch + 1, int(pitch), dst + pitch + 1, int(pitch), roi); });
-    std::printf("npp nppiErode3x3_8u_C1R (interior roi): %.4f ms status %d\n", ms, int(status));
+    float const ms = bench([&] { status = nppiErode3x3_8u_C1R_Ctx(src + pitch + 1, int(pitch), dst + pitch + 1, int(pitch), roi, ctx); });
+    std::printf("npp nppiErode3x3_8u_C1R_Ctx (interior roi): %.4f ms status %d\n", ms, int(status));
   }
   return 0;
 }

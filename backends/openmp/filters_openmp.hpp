@@ -1,0 +1,34 @@
+#pragma once
+// Tuned host local filters for the OpenMP backend (see filters_openmp.cpp): medians, Sobel
+// magnitude and morphology written as whole-row loops that the compiler turns into SIMD code, each
+// thread sliding down a band of rows with the rows it needs in small cache-resident buffers.
+// Results are identical to the portable paths.
+#include "core/image.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace gigaseg::tuned {
+
+// 3x3 or 5x5 median, border replicate (cv::medianBlur). False for other sizes.
+bool median(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
+            ImageView<std::uint8_t, Kokkos::HostSpace> const& out, int size);
+bool median(Kokkos::OpenMP const& space, ImageView<std::uint16_t const, Kokkos::HostSpace> const& in,
+            ImageView<std::uint16_t, Kokkos::HostSpace> const& out, int size);
+bool median(Kokkos::OpenMP const& space, ImageView<float const, Kokkos::HostSpace> const& in,
+            ImageView<float, Kokkos::HostSpace> const& out, int size);
+
+// Erosion (minimum) or dilation (maximum) over an element given by its row spans: row i of
+// `first.size()` (odd) rows covers columns first[i] .. last[i] around the centre (none when
+// first[i] > last[i]); pixels outside the image take no part. A rectangle (every row the same
+// symmetric span) runs separably, from 5 on by van Herk/Gil-Werman across rows. False, doing
+// nothing, for rectangles wider than 255 (the portable van Herk passes take those).
+bool min_max(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
+             ImageView<std::uint8_t, Kokkos::HostSpace> const& out, std::vector<int> const& first,
+             std::vector<int> const& last, bool minimum);
+
+// sqrt(gx^2 + gy^2) with cv::Sobel's 3x3 gx and gy, BORDER_REFLECT_101.
+bool sobel_magnitude(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
+                     ImageView<float, Kokkos::HostSpace> const& out);
+
+}  // namespace gigaseg::tuned
