@@ -150,6 +150,25 @@ expect 3 convolve-ragged-kernel -- convolve "$work/f.pgm" "$work/ragged.txt" "$w
 check convolve-ragged-names one_line_naming "ragged.txt"
 check convolve-ragged-no-output test ! -e "$work/fr.tif"
 
+# edt: exact distances to the nearest zero pixel, float32 TIFF; an image without a zero pixel is
+# an input error naming the file. In l.pgm (below) every nonzero pixel touches a zero one.
+printf 'P2\n5 4\n255\n255 0 0 0 0\n0 255 0 200 200\n0 0 0 0 200\n0 0 0 0 0\n' >"$work/e.pgm"
+expect 0 edt -- edt "$work/e.pgm" "$work/e.tif"
+expect 0 edt-histogram -- histogram "$work/e.tif" --bins 2 --range 0,2
+check edt-values python3 -c "
+rows = open('$work/out').read().split()
+assert rows == ['bin,count', '0,15', '1,5'], rows"
+printf 'P2\n3 3\n255\n9 9 9\n9 9 9\n9 9 0\n' >"$work/e2.pgm"
+expect 0 edt-corner -- edt "$work/e2.pgm" "$work/e2.tif"
+expect 0 edt-corner-histogram -- histogram "$work/e2.tif" --bins 4 --range 0,4
+check edt-corner-values python3 -c "
+rows = open('$work/out').read().split()
+assert rows == ['bin,count', '0,1', '1,3', '2,5', '3,0'], rows"  # 1 1 sqrt2 | 2 2 sqrt5 sqrt5 sqrt8
+expect 3 edt-no-zero -- edt "$work/f.pgm" "$work/fe.tif"
+check edt-no-zero-names one_line_naming "f.pgm"
+check edt-no-zero-no-output test ! -e "$work/fe.tif"
+expect 2 edt-png-output -- edt "$work/e.pgm" "$work/e.png"
+
 # label and segment: two 8-connected components (a diagonal pair and an L), background 0.
 printf 'P2\n5 4\n255\n255 0 0 0 0\n0 255 0 200 200\n0 0 0 0 200\n0 0 0 0 0\n' >"$work/l.pgm"
 expect 0 label -- label "$work/l.pgm" "$work/l.tif" --stats "$work/l.csv"

@@ -1,0 +1,150 @@
+#pragma once
+// Portable implementation of algorithms/distance.hpp (Meijster, Roerdink and Hesselink 2000).
+#include "algorithms/convert.hpp"
+#include "algorithms/detail/stencil.hpp"
+#include "core/error.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+namespace gigaseg::detail {
+
+// Pass 1: for each column, the row of the nearest zero pixel in that column (-1: none), the one
+// above winning ties: a scan down (nearest above) and a scan up (nearest below). A team takes a
+// block of columns and walks the rows, its threads (GPU) or its vectorised inner loop (host) along
+// the block's columns, so every step reads a contiguous piece of a row. Returns whether the image
+// has any zero pixel.
+template <class ExecSpace>
+bool nearest_zero_rows(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
+                       ImageView<std::int32_t, typename ExecSpace::memory_space> const& rows) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  constexpr bool on_host = runs_on_host<ExecSpace>();
+  constexpr int block = on_host ? 512 : 128;
+  index_t const width = in.width(), height = in.height();
+  int const blocks = int((width + block - 1) / block);
+  int found = 0;
+  Kokkos::parallel_reduce(
+      "gigaseg::distance::columns", Policy(space, blocks, on_host ? 1 : block),
+      KOKKOS_LAMBDA(Member const& member, int& any) {
+        index_t const x0 = index_t(member.league_rank()) * block;
+        index_t const x1 = x0 + block < width ? x0 + block : width;
+        int local = 0;
+        auto columns = Kokkos::TeamThreadRange(member, x0, x1);
+        for (index_t y = 0; y < height; ++y) {
+          std::uint8_t const* const src = in.row(y);
+          std::int32_t* const dst = rows.row(y);
+          std::int32_t const* const prev = y > 0 ? rows.row(y - 1) : nullptr;
+          Kokkos::parallel_for(columns, [&](index_t x) {
+            dst[x] = src[x] == 0 ? std::int32_t(y) : prev ? prev[x] : -1;
+          });
+        }
+        for (index_t y = height - 1; y >= 0; --y) {
+          std::uint8_t const* const src = in.row(y);
+          std::int32_t* const dst = rows.row(y);
+          std::int32_t const* const next = y + 1 < height ? rows.row(y + 1) : nullptr;
+          Kokkos::parallel_for(columns, [&](index_t x) {
+            // next[x] is already final: the nearest zero pixel at or below row y + 1, or above it.
+            std::int32_t const above = dst[x];
+            std::int32_t const below = src[x] == 0 ? std::int32_t(y) : next && next[x] > y ? next[x] : -1;
+            dst[x] = above < 0 ? below : below < 0 ? above : (y - above <= below - y ? above : below);
+          });
+        }
+        // A column has a zero pixel iff its top row's nearest one exists.
+        Kokkos::parallel_reduce(
+            columns, [&](index_t x, int& a) { a = rows(0, x) >= 0 ? 1 : a; }, Kokkos::Max<int>(local));
+        Kokkos::single(Kokkos::PerTeam(member), [&] { any = local > any ? local : any; });
+      },
+      Kokkos::Max<int>(found));
+  return found > 0;  // Max starts from the lowest int
+}
+
+// floor(a / b) for b > 0.
+KOKKOS_INLINE_FUNCTION std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// Pass 2: per row, the lower envelope of f_i(x) = (x - i)^2 + g(i)^2 over columns i, where g(i) is
+// the vertical distance to column i's nearest zero pixel (`far` when it has none, larger than any
+// real distance). A team (one thread) per row; its envelope (sites s, region starts t) lives in
+// team scratch.
+template <class ExecSpace>
+void envelope_rows(ExecSpace const& space, ImageView<std::int32_t const, typename ExecSpace::memory_space> const& rows,
+                   ImageView<float, typename ExecSpace::memory_space> const& distance,
+                   ImageView<std::int64_t, typename ExecSpace::memory_space> const& squared,
+                   ImageView<index_t, typename ExecSpace::memory_space> const& nearest) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  index_t const width = rows.width(), height = rows.height();
+  std::int64_t const far = width + height;
+  bool const want_squared = !squared.empty(), want_nearest = !nearest.empty();
+  std::size_t const bytes = std::size_t(width) * (2 * sizeof(std::int32_t) + sizeof(std::int64_t));
+  Kokkos::parallel_for(
+      "gigaseg::distance::rows", Policy(space, int(height), 1).set_scratch_size(1, Kokkos::PerTeam(bytes)),
+      KOKKOS_LAMBDA(Member const& member) {
+        index_t const y = member.league_rank();
+        auto* const squares = static_cast<std::int64_t*>(member.team_scratch(1).get_shmem(bytes));
+        auto* const s = reinterpret_cast<std::int32_t*>(squares + width);
+        std::int32_t* const t = s + width;
+        std::int32_t const* const row = rows.row(y);
+        for (index_t i = 0; i < width; ++i) {
+          std::int64_t const g = row[i] < 0 ? far : (row[i] > y ? row[i] - y : y - row[i]);
+          squares[i] = g * g;
+        }
+        auto g2 = [&](index_t i) { return squares[i]; };
+        auto f = [&](index_t x, index_t i) { return (x - i) * (x - i) + g2(i); };
+        index_t q = 0;
+        s[0] = 0;
+        t[0] = 0;
+        for (index_t u = 1; u < width; ++u) {
+          while (q >= 0 && f(t[q], s[q]) > f(t[q], u)) --q;
+          if (q < 0) {
+            q = 0;
+            s[0] = std::int32_t(u);
+          } else {
+            index_t const i = s[q];
+            index_t const w = 1 + floor_div(u * u - i * i + g2(u) - g2(i), 2 * (u - i));
+            if (w < width) {
+              ++q;
+              s[q] = std::int32_t(u);
+              t[q] = std::int32_t(w);
+            }
+          }
+        }
+        for (index_t u = width - 1; u >= 0; --u) {
+          index_t const i = s[q];
+          std::int64_t const d2 = f(u, i);
+          distance(y, u) = float(sqrt(double(d2)));
+          if (want_squared) squared(y, u) = d2;
+          if (want_nearest) nearest(y, u) = index_t(row[i]) * width + i;
+          if (u == t[q]) --q;
+        }
+      });
+}
+
+}  // namespace gigaseg::detail
+
+namespace gigaseg {
+
+template <class ExecSpace>
+void distance_transform(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
+                        ImageView<float, typename ExecSpace::memory_space> const& distance,
+                        DistanceOutputs<typename ExecSpace::memory_space> const& extra, DistanceParams const& params) {
+  using Memory = typename ExecSpace::memory_space;
+  detail::require_same_size("distance_transform", in.width(), in.height(), distance.width(), distance.height());
+  if (!extra.squared.empty())
+    detail::require_same_size("distance_transform", in.width(), in.height(), extra.squared.width(), extra.squared.height());
+  if (!extra.nearest.empty())
+    detail::require_same_size("distance_transform", in.width(), in.height(), extra.nearest.width(), extra.nearest.height());
+  GIGASEG_REQUIRE(in.width() <= (index_t(1) << 30) && in.height() <= (index_t(1) << 30), ErrorKind::usage,
+                  "distance_transform", "sides up to 2^30 pixels (exact 64-bit squared distances)");
+  (void)resolve_path(params.path, false, "distance_transform");
+  if (in.empty()) return;
+  ImageView<std::int32_t, Memory> rows("gigaseg::distance::nearest_rows", in.width(), in.height());
+  GIGASEG_REQUIRE(detail::nearest_zero_rows(space, in, rows), ErrorKind::input, "distance_transform",
+                  "the image has no zero pixel, so no distance to one is defined");
+  detail::envelope_rows(space, ImageView<std::int32_t const, Memory>(rows), distance, extra.squared, extra.nearest);
+}
+
+}  // namespace gigaseg

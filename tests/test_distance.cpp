@@ -1,0 +1,106 @@
+// Exact Euclidean distance transform on every backend against brute force (the exact definition
+// scipy.ndimage.distance_transform_edt computes): random masks of several densities, a single
+// zero pixel, columns and rows without zero pixels, 1xN and Nx1, pitched rois; the squared
+// distances must be equal, the float distances the correctly rounded square roots, and each
+// `nearest` index a zero pixel at exactly that squared distance.
+#include "algorithms/distance.hpp"
+#include "tests/backends.hpp"
+#include "tests/device_helpers.hpp"
+#include "tests/generators.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace gigaseg {
+namespace {
+
+template <class ExecSpace>
+class Distance : public ::testing::Test {};
+GIGASEG_BACKEND_TEST_SUITE(Distance);
+
+// The squared distance from every pixel to the nearest zero pixel, by trying them all.
+HostImage<std::int64_t> brute_force(HostImage<std::uint8_t> const& image) {
+  std::vector<std::pair<index_t, index_t>> zeros;
+  for (index_t y = 0; y < image.height(); ++y)
+    for (index_t x = 0; x < image.width(); ++x)
+      if (image(y, x) == 0) zeros.emplace_back(y, x);
+  HostImage<std::int64_t> out("brute", image.width(), image.height());
+  for (index_t y = 0; y < image.height(); ++y)
+    for (index_t x = 0; x < image.width(); ++x) {
+      std::int64_t best = std::numeric_limits<std::int64_t>::max();
+      for (auto const& [zy, zx] : zeros) best = std::min(best, (y - zy) * (y - zy) + (x - zx) * (x - zx));
+      out(y, x) = best;
+    }
+  return out;
+}
+
+std::vector<HostImage<std::uint8_t>> cases() {
+  std::vector<HostImage<std::uint8_t>> images;
+  for (double density : {0.5, 0.9, 0.99})
+    images.push_back(test::random_mask(67, 45, density, std::uint64_t(density * 100)));
+  HostImage<std::uint8_t> single("single", 40, 31);  // one zero pixel: distances across the image
+  for (index_t y = 0; y < 31; ++y)
+    for (index_t x = 0; x < 40; ++x) single(y, x) = 1;
+  single(7, 29) = 0;
+  images.push_back(single);
+  HostImage<std::uint8_t> stripes("stripes", 33, 20);  // zero pixels in two columns only
+  for (index_t y = 0; y < 20; ++y)
+    for (index_t x = 0; x < 33; ++x) stripes(y, x) = (x == 3 || x == 30) && y % 7 == 2 ? 0 : 200;
+  images.push_back(stripes);
+  images.push_back(test::random_mask(1, 50, 0.8, 5));
+  images.push_back(test::random_mask(50, 1, 0.8, 6));
+  images.push_back(test::random_mask(1, 1, 0.0, 7));
+  auto const big = test::random_mask(90, 70, 0.97, 8);
+  images.push_back(big.roi(3, 5, 81, 61));
+  images.push_back(test::checkerboard(20, 16, 3));
+  return images;
+}
+
+TYPED_TEST(Distance, EqualsBruteForceWithSquaredAndNearest) {
+  TypeParam space;
+  using M = typename TypeParam::memory_space;
+  for (auto const& image : cases()) {
+    auto const expected = brute_force(image);
+    ImageView<float, M> distance("distance", image.width(), image.height());
+    DistanceOutputs<M> extra{ImageView<std::int64_t, M>("squared", image.width(), image.height()),
+                             ImageView<index_t, M>("nearest", image.width(), image.height())};
+    distance_transform(space, ImageView<std::uint8_t const, M>(test::to_space(space, image)), distance, extra);
+    auto const d = test::to_host(space, distance);
+    auto const squared = test::to_host(space, extra.squared);
+    auto const nearest = test::to_host(space, extra.nearest);
+    for (index_t y = 0; y < image.height(); ++y)
+      for (index_t x = 0; x < image.width(); ++x) {
+        std::int64_t const e = expected(y, x);
+        ASSERT_EQ(squared(y, x), e) << image.width() << "x" << image.height() << " at " << y << "," << x;
+        ASSERT_EQ(d(y, x), float(std::sqrt(double(e)))) << " at " << y << "," << x;
+        index_t const n = nearest(y, x), ny = n / image.width(), nx = n % image.width();
+        ASSERT_TRUE(n >= 0 && ny < image.height()) << " at " << y << "," << x;
+        ASSERT_EQ(image(ny, nx), 0) << "nearest of " << y << "," << x << " is not a zero pixel";
+        ASSERT_EQ((y - ny) * (y - ny) + (x - nx) * (x - nx), e) << "nearest of " << y << "," << x << " is not nearest";
+      }
+  }
+}
+
+TYPED_TEST(Distance, OptionalOutputsAndErrors) {
+  TypeParam space;
+  using M = typename TypeParam::memory_space;
+  auto const image = test::random_mask(30, 20, 0.9, 11);
+  ImageView<float, M> with("with", 30, 20), without("without", 30, 20);
+  auto const in = test::to_space(space, image);
+  distance_transform(space, ImageView<std::uint8_t const, M>(in), without);  // no squared, no nearest
+  distance_transform(space, ImageView<std::uint8_t const, M>(in), with,
+                     DistanceOutputs<M>{ImageView<std::int64_t, M>("squared", 30, 20), {}});
+  EXPECT_EQ(test::count_differences(test::to_host(space, with), test::to_host(space, without)), 0);
+
+  auto const all_set = test::random_mask(12, 9, 1.0, 12);  // no zero pixel: no distance
+  ImageView<float, M> d("d", 12, 9);
+  EXPECT_THROW(distance_transform(space, ImageView<std::uint8_t const, M>(test::to_space(space, all_set)), d), Error);
+  ImageView<float, M> wrong("wrong", 11, 9);
+  EXPECT_THROW(distance_transform(space, ImageView<std::uint8_t const, M>(test::to_space(space, all_set)), wrong), Error);
+}
+
+}  // namespace
+}  // namespace gigaseg
