@@ -1,0 +1,163 @@
+// Watershed by flooding: hand-made cases with known answers (ramps, plateaus, masks, touching
+// markers, markers on the border and outside the mask, unreachable islands) and, from
+// tests/data/watershed/ (written by scripts/gen-watershed-golden.py with scikit-image), cases on
+// which the result must equal skimage.segmentation.watershed exactly (distinct relief values) or
+// agree on at least 99% of pixels (8-bit reliefs with plateaus).
+#include "algorithms/watershed.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gigaseg {
+namespace {
+
+template <class T>
+HostImage<T> image_of(std::vector<std::vector<double>> const& rows) {
+  HostImage<T> image("image", index_t(rows.front().size()), index_t(rows.size()));
+  for (index_t y = 0; y < image.height(); ++y)
+    for (index_t x = 0; x < image.width(); ++x) image(y, x) = T(rows[std::size_t(y)][std::size_t(x)]);
+  return image;
+}
+
+std::vector<std::vector<double>> rows_of(HostImage<Label> const& image) {
+  std::vector<std::vector<double>> rows(std::size_t(image.height()));
+  for (index_t y = 0; y < image.height(); ++y)
+    for (index_t x = 0; x < image.width(); ++x) rows[std::size_t(y)].push_back(double(image(y, x)));
+  return rows;
+}
+
+template <class T>
+std::vector<std::vector<double>> flood(HostImage<T> const& relief, HostImage<Label> const& markers, int connectivity,
+                                       HostImage<std::uint8_t> const& mask = {}) {
+  HostImage<Label> out("out", relief.width(), relief.height());
+  watershed_flood(HostImage<T const>(relief), HostImage<Label const>(markers), out, WatershedParams{connectivity},
+                  HostImage<std::uint8_t const>(mask));
+  return rows_of(out);
+}
+
+TEST(Watershed, RampValleysMeetAtTheLowerSide) {
+  auto const relief = image_of<std::uint8_t>({{0, 1, 2, 5, 3, 1, 0}});
+  auto const markers = image_of<Label>({{1, 0, 0, 0, 0, 0, 2}});
+  // The peak is reached first from the left: its left neighbour (2) leaves the front before its
+  // right one (3).
+  EXPECT_EQ(flood(relief, markers, 4), (std::vector<std::vector<double>>{{1, 1, 1, 1, 2, 2, 2}}));
+}
+
+TEST(Watershed, PlateauSplitsInArrivalOrder) {
+  // A flat plateau between two markers: the fronts advance one pixel per step each, the left marker
+  // (earlier in raster order) first, so the middle pixel goes left.
+  auto const relief = image_of<float>({{0, 4, 4, 4, 4, 4, 0}});
+  auto const markers = image_of<Label>({{7, 0, 0, 0, 0, 0, 9}});
+  EXPECT_EQ(flood(relief, markers, 4), (std::vector<std::vector<double>>{{7, 7, 7, 7, 9, 9, 9}}));
+}
+
+TEST(Watershed, MaskBlocksAndDropsMarkers) {
+  auto const relief = image_of<std::uint16_t>({{0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}});
+  auto const markers = image_of<Label>({{1, 0, 0, 0, 3}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 2}});
+  auto const mask = image_of<std::uint8_t>({{1, 1, 0, 1, 0}, {1, 1, 0, 1, 1}, {1, 1, 0, 1, 1}});
+  // Column 2 is outside the mask: label 1 stays left of it; marker 3 lies outside the mask and is
+  // dropped; label 2 floods the right part.
+  EXPECT_EQ(flood(relief, markers, 8, mask),
+            (std::vector<std::vector<double>>{{1, 1, 0, 2, 0}, {1, 1, 0, 2, 2}, {1, 1, 0, 2, 2}}));
+}
+
+TEST(Watershed, UnreachableIslandsStayZeroAndConnectivityMatters) {
+  auto const relief = image_of<std::uint8_t>({{0, 0, 0}, {0, 0, 0}, {0, 0, 0}});
+  auto const markers = image_of<Label>({{5, 0, 0}, {0, 0, 0}, {0, 0, 0}});
+  auto const mask = image_of<std::uint8_t>({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}});  // a diagonal
+  EXPECT_EQ(flood(relief, markers, 8, mask), (std::vector<std::vector<double>>{{5, 0, 0}, {0, 5, 0}, {0, 0, 5}}));
+  EXPECT_EQ(flood(relief, markers, 4, mask), (std::vector<std::vector<double>>{{5, 0, 0}, {0, 0, 0}, {0, 0, 0}}));
+}
+
+TEST(Watershed, TouchingMarkersKeepTheirLabels) {
+  auto const relief = image_of<std::uint8_t>({{9, 1, 1, 9}, {9, 2, 2, 9}});
+  auto const markers = image_of<Label>({{0, 1, 2, 0}, {0, 0, 0, 0}});
+  EXPECT_EQ(flood(relief, markers, 4), (std::vector<std::vector<double>>{{1, 1, 2, 2}, {1, 1, 2, 2}}));
+}
+
+TEST(Watershed, RejectsBadConnectivityAndSizes) {
+  auto const relief = image_of<std::uint8_t>({{0, 1}});
+  auto const markers = image_of<Label>({{1, 0}});
+  HostImage<Label> out("out", 2, 1), wrong("wrong", 3, 1);
+  EXPECT_THROW(watershed_flood(HostImage<std::uint8_t const>(relief), HostImage<Label const>(markers), out, WatershedParams{6}), Error);
+  EXPECT_THROW(watershed_flood(HostImage<std::uint8_t const>(relief), HostImage<Label const>(markers), wrong), Error);
+}
+
+// A case written by scripts/gen-watershed-golden.py.
+struct GoldenCase {
+  std::string type;
+  int connectivity = 8;
+  bool exact = true;
+  std::vector<std::vector<double>> relief, markers, mask, expected;
+};
+
+GoldenCase read_case(std::string const& name) {
+  char const* env = std::getenv("GIGASEG_TEST_DATA");
+  std::string const path = std::string(env ? env : GIGASEG_TEST_DATA) + "/watershed/" + name + ".txt";
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error("cannot open " + path);
+  GoldenCase c;
+  int width = 0, height = 0;
+  std::string line, word;
+  auto read_rows = [&](std::vector<std::vector<double>>& rows) {
+    for (int y = 0; y < height; ++y) {
+      std::getline(file, line);
+      std::istringstream in(line);
+      std::vector<double> row;
+      double v;
+      while (in >> v) row.push_back(v);
+      if (int(row.size()) != width) throw std::runtime_error(path + ": ragged row");
+      rows.push_back(row);
+    }
+  };
+  while (std::getline(file, line)) {
+    std::istringstream in(line);
+    in >> word;
+    if (word == "type") in >> c.type;
+    else if (word == "size") in >> width >> height;
+    else if (word == "connectivity") in >> c.connectivity;
+    else if (word == "exact") in >> c.exact;
+    else if (word == "relief") read_rows(c.relief);
+    else if (word == "markers") read_rows(c.markers);
+    else if (word == "mask" && line.find("none") == std::string::npos) read_rows(c.mask);
+    else if (word == "expected") read_rows(c.expected);
+  }
+  return c;
+}
+
+std::vector<std::vector<double>> run_case(GoldenCase const& c) {
+  HostImage<std::uint8_t> mask;
+  if (!c.mask.empty()) mask = image_of<std::uint8_t>(c.mask);
+  auto const markers = image_of<Label>(c.markers);
+  if (c.type == "float") return flood(image_of<float>(c.relief), markers, c.connectivity, mask);
+  if (c.type == "u16") return flood(image_of<std::uint16_t>(c.relief), markers, c.connectivity, mask);
+  return flood(image_of<std::uint8_t>(c.relief), markers, c.connectivity, mask);
+}
+
+class WatershedGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(WatershedGolden, AgreesWithScikitImage) {
+  GoldenCase const c = read_case(GetParam());
+  auto const ours = run_case(c);
+  std::size_t same = 0, total = 0;
+  for (std::size_t y = 0; y < ours.size(); ++y)
+    for (std::size_t x = 0; x < ours[y].size(); ++x, ++total) same += ours[y][x] == c.expected[y][x];
+  double const agreement = double(same) / double(total);
+  if (c.exact)
+    EXPECT_EQ(same, total) << "distinct relief values: the result must equal scikit-image's";
+  else
+    EXPECT_GE(agreement, 0.99) << "plateaus: " << same << " of " << total << " pixels agree";
+  RecordProperty("agreement", std::to_string(agreement));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, WatershedGolden,
+                         ::testing::Values("distinct_float_c4", "distinct_float_c8", "distinct_u16_mask_c4",
+                                           "distinct_u16_mask_c8", "plateau_cells_0_c8", "plateau_cells_1_c8"));
+
+}  // namespace
+}  // namespace gigaseg
