@@ -21,6 +21,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <string>
 
 namespace gigaseg {
 
@@ -35,4 +36,16 @@ void watershed_flood(ImageView<T const, Kokkos::HostSpace> const& relief, ImageV
                      ImageView<Label, Kokkos::HostSpace> const& out, WatershedParams const& params = {},
                      ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask = {});
 
+// The parallel watershed (detail/watershed_portable.hpp) on any backend: the same labels as
+// watershed_flood() wherever relief values are distinct; on plateaus the flood's first-in-first-out
+// order is followed by counting steps at the plateau's level, so a few tie pixels can differ
+// (docs/architecture.md). Deterministic on every backend and run.
+template <class ExecSpace, class T>
+void watershed(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& relief,
+               ImageView<Label const, typename ExecSpace::memory_space> const& markers,
+               ImageView<Label, typename ExecSpace::memory_space> const& out, WatershedParams const& params = {},
+               ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask = {});
+
 }  // namespace gigaseg
+
+#include "algorithms/detail/watershed_portable.hpp"

@@ -4,11 +4,16 @@
 // which the result must equal skimage.segmentation.watershed exactly (distinct relief values) or
 // agree on at least 99% of pixels (8-bit reliefs with plateaus).
 #include "algorithms/watershed.hpp"
+#include "tests/backends.hpp"
+#include "tests/device_helpers.hpp"
+#include "tests/generators.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <numeric>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -158,6 +163,78 @@ TEST_P(WatershedGolden, AgreesWithScikitImage) {
 INSTANTIATE_TEST_SUITE_P(Cases, WatershedGolden,
                          ::testing::Values("distinct_float_c4", "distinct_float_c8", "distinct_u16_mask_c4",
                                            "distinct_u16_mask_c8", "plateau_cells_0_c8", "plateau_cells_1_c8"));
+
+// The parallel watershed on every backend against the serial flood.
+template <class ExecSpace>
+class WatershedOnBackend : public ::testing::Test {};
+GIGASEG_BACKEND_TEST_SUITE(WatershedOnBackend);
+
+template <class Space, class T>
+HostImage<Label> parallel(Space const& space, HostImage<T> const& relief, HostImage<Label> const& markers, int connectivity,
+                          HostImage<std::uint8_t> const& mask = {}) {
+  using M = typename Space::memory_space;
+  ImageView<Label, M> out("out", relief.width(), relief.height());
+  ImageView<std::uint8_t, M> device_mask;
+  if (!mask.empty()) device_mask = test::to_space(space, mask);
+  watershed(space, ImageView<T const, M>(test::to_space(space, relief)), ImageView<Label const, M>(test::to_space(space, markers)),
+            out, WatershedParams{connectivity}, ImageView<std::uint8_t const, M>(device_mask));
+  return test::to_host(space, out);
+}
+
+TYPED_TEST(WatershedOnBackend, GoldenCasesAndHandMadeOnes) {
+  TypeParam space;
+  for (std::string const name : {"distinct_float_c4", "distinct_float_c8", "distinct_u16_mask_c4", "distinct_u16_mask_c8",
+                                 "plateau_cells_0_c8", "plateau_cells_1_c8"}) {
+    GoldenCase const c = read_case(name);
+    HostImage<std::uint8_t> mask;
+    if (!c.mask.empty()) mask = image_of<std::uint8_t>(c.mask);
+    auto const markers = image_of<Label>(c.markers);
+    HostImage<Label> ours;
+    if (c.type == "float") ours = parallel(space, image_of<float>(c.relief), markers, c.connectivity, mask);
+    else if (c.type == "u16") ours = parallel(space, image_of<std::uint16_t>(c.relief), markers, c.connectivity, mask);
+    else ours = parallel(space, image_of<std::uint8_t>(c.relief), markers, c.connectivity, mask);
+    auto const expected = image_of<Label>(c.expected);
+    index_t const differ = test::count_differences(ours, expected);
+    this->RecordProperty(std::string(name) + "_differing_pixels", std::to_string(differ));
+    if (c.exact)
+      EXPECT_EQ(differ, 0) << name;
+    else
+      EXPECT_LE(double(differ), 0.01 * double(ours.width() * ours.height())) << name << ": " << differ << " pixels differ";
+  }
+  auto const relief = image_of<float>({{0, 4, 4, 4, 4, 4, 0}});
+  EXPECT_EQ(rows_of(parallel(space, relief, image_of<Label>({{7, 0, 0, 0, 0, 0, 9}}), 4)),
+            (std::vector<std::vector<double>>{{7, 7, 7, 7, 9, 9, 9}}));
+  auto const diagonal = image_of<std::uint8_t>({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}});
+  auto const flat = image_of<std::uint8_t>({{0, 0, 0}, {0, 0, 0}, {0, 0, 0}});
+  auto const corner = image_of<Label>({{5, 0, 0}, {0, 0, 0}, {0, 0, 0}});
+  EXPECT_EQ(rows_of(parallel(space, flat, corner, 4, diagonal)), (std::vector<std::vector<double>>{{5, 0, 0}, {0, 0, 0}, {0, 0, 0}}));
+  EXPECT_EQ(rows_of(parallel(space, flat, corner, 8, diagonal)), (std::vector<std::vector<double>>{{5, 0, 0}, {0, 5, 0}, {0, 0, 5}}));
+}
+
+TYPED_TEST(WatershedOnBackend, EqualsTheFloodOnDistinctReliefs) {
+  TypeParam space;
+  std::mt19937_64 rng(77);
+  for (auto [w, h] : {std::pair<index_t, index_t>{1, 60}, {60, 1}, {97, 83}, {256, 130}}) {
+    std::vector<std::uint16_t> values(std::size_t(w * h));
+    std::iota(values.begin(), values.end(), std::uint16_t(0));
+    std::shuffle(values.begin(), values.end(), rng);
+    HostImage<std::uint16_t> relief("relief", w, h);
+    HostImage<Label> markers("markers", w, h);
+    for (index_t y = 0; y < h; ++y)
+      for (index_t x = 0; x < w; ++x) relief(y, x) = values[std::size_t(y * w + x)], markers(y, x) = 0;
+    for (Label l = 1; l <= 12; ++l) markers(index_t(rng() % std::uint64_t(h)), index_t(rng() % std::uint64_t(w))) = l;
+    auto const mask = test::random_mask(w, h, 0.9, 5);
+    for (int connectivity : {4, 8})
+      for (bool with_mask : {false, true}) {
+        HostImage<Label> expected("expected", w, h);
+        watershed_flood(HostImage<std::uint16_t const>(relief), HostImage<Label const>(markers), expected,
+                        WatershedParams{connectivity}, with_mask ? HostImage<std::uint8_t const>(mask) : HostImage<std::uint8_t const>());
+        auto const ours = parallel(space, relief, markers, connectivity, with_mask ? mask : HostImage<std::uint8_t>());
+        EXPECT_EQ(test::count_differences(ours, expected), 0) << w << "x" << h << " connectivity " << connectivity
+                                                               << (with_mask ? " masked" : "");
+      }
+  }
+}
 
 }  // namespace
 }  // namespace gigaseg

@@ -1,0 +1,196 @@
+#pragma once
+// Parallel watershed (algorithms/watershed.hpp) in portable Kokkos, as a minimum-path problem.
+//
+// Every pixel gets a cost key = (flooding level L, [R,] steps D, E): L is the lowest level at which
+// water from some marker reaches it (the minimax of relief values along a path, markers at their
+// own relief); the rest orders the pixels reaching one level as the flood's queue would (below).
+// Going from p to q: L(q) = max(L(p), relief(q)). Keys are packed into 64 bits and relaxed to their
+// unique minimum, in place: updates only ever lower a key, so any order of updates, racing or not,
+// ends at the same fixpoint. Then each pixel's parent is, among
+// the neighbours whose step gives exactly its key, the one with the smallest (key, raster index);
+// parents have strictly smaller keys, so chains end at markers, and pointer jumping gives every
+// pixel its marker's label. Deterministic on every backend and run.
+//
+// Against the serial flood: the first neighbour to leave the flood's queue is the one of lowest
+// level, so where relief values are distinct (equal levels then mean the same basin) the labels
+// are the flood's exactly; on plateaus D stands for the flood's first-in-first-out order.
+#include "algorithms/convert.hpp"
+#include "algorithms/detail/label_types.hpp"
+#include "algorithms/detail/pixelwise.hpp"
+#include "algorithms/detail/stencil.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace gigaseg::detail {
+
+// An unsigned 32-bit key with the order of the relief values.
+template <class T>
+KOKKOS_INLINE_FUNCTION std::uint32_t level_key(T v) {
+  if constexpr (std::is_same<T, float>::value) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    return bits & 0x80000000u ? ~bits : bits | 0x80000000u;
+  } else {
+    return std::uint32_t(v);
+  }
+}
+
+constexpr std::uint64_t unreached = ~std::uint64_t(0);
+
+template <class ExecSpace, class T>
+void watershed_portable(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& relief,
+                        ImageView<Label const, typename ExecSpace::memory_space> const& markers,
+                        ImageView<Label, typename ExecSpace::memory_space> const& out, int connectivity,
+                        ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask) {
+  using Memory = typename ExecSpace::memory_space;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  constexpr bool on_host = runs_on_host<ExecSpace>();
+  index_t const width = relief.width(), height = relief.height();
+  bool const masked = !mask.empty();
+  bool const eight = connectivity == 8;
+  ImageView<std::uint64_t, Memory> key("gigaseg::watershed::key", width, height);
+  ImageView<index_t, Memory> parent("gigaseg::watershed::parent", width, height);
+
+  for_each_row_pixel(space, "gigaseg::watershed::init", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
+    bool const inside = !masked || mask(y, x) != 0;
+    Label const m = inside ? markers(y, x) : Label(0);
+    key(y, x) = m != 0 ? std::uint64_t(level_key(relief(y, x))) << (sizeof(T) <= 2 ? 48 : 32) : unreached;
+    parent(y, x) = m != 0 ? y * width + x : -1;
+  });
+
+  // The neighbour offsets in raster order (the 4-neighbourhood: up, left, right, down).
+  auto neighbour = [=] KOKKOS_FUNCTION(int i, index_t y, index_t x, index_t& ny, index_t& nx) {
+    static constexpr int dy8[] = {-1, -1, -1, 0, 0, 1, 1, 1}, dx8[] = {-1, 0, 1, -1, 1, -1, 0, 1};
+    static constexpr int dy4[] = {-1, 0, 0, 1}, dx4[] = {0, -1, 1, 0};
+    ny = y + (eight ? dy8[i] : dy4[i]);
+    nx = x + (eight ? dx8[i] : dx4[i]);
+    return ny >= 0 && ny < height && nx >= 0 && nx < width && (!masked || mask(ny, nx) != 0);
+  };
+  // Key layouts (64 bits, compared as integers). Float reliefs: level (32) | D (22) | E (10).
+  // 8- and 16-bit reliefs: level (16) | R (16) | D (20) | E (12), R the level the path rose from:
+  // among pixels reaching one level at the same plateau step, the flood pushed first (and so
+  // takes first) the one whose pusher left its queue earlier, which a lower level means. D counts
+  // steps onto pixels at the level (the flood's queue takes those first in, first out), E steps
+  // onto lower pixels (the flood takes those at once, before any pixel at the level). Every step
+  // raises the key, E overflowing into D; only D saturating (a plateau path of a million pixels)
+  // would not, and then no parent is found (label 0) rather than a cycle.
+  constexpr bool narrow = sizeof(T) <= 2;
+  constexpr int level_shift = narrow ? 48 : 32, d_bits = narrow ? 20 : 22, e_bits = narrow ? 12 : 10;
+  constexpr std::uint64_t d_max = (std::uint64_t(1) << d_bits) - 1, e_max = (std::uint64_t(1) << e_bits) - 1;
+  auto step = [=] KOKKOS_FUNCTION(std::uint64_t from, std::uint32_t level_q) -> std::uint64_t {
+    if (from == unreached) return unreached;
+    std::uint32_t const level_p = std::uint32_t(from >> level_shift);
+    if (level_q > level_p) {
+      std::uint64_t const rose_from = narrow ? std::uint64_t(level_p) << 32 : 0;
+      return std::uint64_t(level_q) << level_shift | rose_from;
+    }
+    std::uint64_t const d = (from >> e_bits) & d_max, e = from & e_max;
+    std::uint64_t const top = from & ~((std::uint64_t(1) << (d_bits + e_bits)) - 1);
+    if (level_q == level_p || e == e_max) return d == d_max ? from : top | (d + 1) << e_bits;
+    return top | d << e_bits | (e + 1);
+  };
+  int const count = eight ? 8 : 4;
+
+  // Relaxation sweeps until no key changes; on hosts a thread walks its rows in order, forward and
+  // backward on alternate sweeps, so chains along the sweep converge within one sweep.
+  for (int sweep = 0;; ++sweep) {
+    bool const backward = sweep % 2 == 1;
+    int changed = 0;
+    Kokkos::parallel_reduce(
+        "gigaseg::watershed::relax", on_host ? Policy(space, int(height), 1) : Policy(space, int(height), Kokkos::AUTO),
+        KOKKOS_LAMBDA(Member const& member, int& any) {
+          index_t const y = backward ? height - 1 - member.league_rank() : member.league_rank();
+          int row_changed = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(member, width),
+              [&](index_t i, int& local) {
+                index_t const x = backward ? width - 1 - i : i;
+                if (masked && mask(y, x) == 0) return;
+                if (parent(y, x) == y * width + x) return;  // a marker
+                std::uint32_t const level_q = level_key(relief(y, x));
+                std::uint64_t best = key(y, x);
+                for (int k = 0; k < count; ++k) {
+                  index_t ny, nx;
+                  if (!neighbour(k, y, x, ny, nx)) continue;
+                  std::uint64_t const c = step(key(ny, nx), level_q);
+                  best = c < best ? c : best;
+                }
+                if (best < key(y, x)) {
+                  key(y, x) = best;
+                  local = 1;
+                }
+              },
+              Kokkos::Max<int>(row_changed));
+          Kokkos::single(Kokkos::PerTeam(member), [&] { any = row_changed > any ? row_changed : any; });
+        },
+        Kokkos::Max<int>(changed));
+    if (changed <= 0) break;  // Max starts from the lowest int
+  }
+
+  // Parents: the neighbour whose step gives the pixel's key exactly, smallest (key, index) first.
+  for_each_row_pixel(space, "gigaseg::watershed::parents", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
+    std::uint64_t const own = key(y, x);
+    if (own == unreached || parent(y, x) == y * width + x || (masked && mask(y, x) == 0)) return;
+    std::uint32_t const level_q = level_key(relief(y, x));
+    std::uint64_t best_key = unreached;
+    index_t best = -1;
+    for (int k = 0; k < count; ++k) {
+      index_t ny, nx;
+      if (!neighbour(k, y, x, ny, nx)) continue;
+      std::uint64_t const kp = key(ny, nx);
+      index_t const index = ny * width + nx;
+      if (kp < own && step(kp, level_q) == own && (kp < best_key || (kp == best_key && index < best)))
+        best_key = kp, best = index;
+    }
+    parent(y, x) = best;
+  });
+  // Pointer jumping to the roots (markers), then the labels.
+  for (;;) {
+    int changed = 0;
+    Kokkos::parallel_reduce(
+        "gigaseg::watershed::jump", Kokkos::RangePolicy<ExecSpace>(space, 0, width * height),
+        KOKKOS_LAMBDA(index_t i, int& any) {
+          index_t const y = i / width, x = i % width;
+          index_t const p = parent(y, x);
+          if (p < 0) return;
+          index_t const pp = parent(p / width, p % width);
+          if (pp != p) {
+            parent(y, x) = pp;
+            any = 1;
+          }
+        },
+        Kokkos::Max<int>(changed));
+    if (changed <= 0) break;
+  }
+  for_each_row_pixel(space, "gigaseg::watershed::labels", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
+    index_t const root = parent(y, x);
+    out(y, x) = root < 0 ? Label(0) : markers(root / width, root % width);
+  });
+}
+
+}  // namespace gigaseg::detail
+
+namespace gigaseg {
+
+template <class ExecSpace, class T>
+void watershed(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& relief,
+               ImageView<Label const, typename ExecSpace::memory_space> const& markers,
+               ImageView<Label, typename ExecSpace::memory_space> const& out, WatershedParams const& params,
+               ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask) {
+  static_assert(std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value || std::is_same<T, float>::value,
+                "watershed takes 8-bit, 16-bit or float reliefs");
+  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "--connectivity",
+                  "connectivity must be 4 or 8, got " + std::to_string(params.connectivity));
+  detail::require_same_size("watershed", relief.width(), relief.height(), markers.width(), markers.height());
+  detail::require_same_size("watershed", relief.width(), relief.height(), out.width(), out.height());
+  if (!mask.empty()) detail::require_same_size("watershed", relief.width(), relief.height(), mask.width(), mask.height());
+  if (relief.empty()) return;
+  detail::watershed_portable(space, relief, markers, out, params.connectivity, mask);
+}
+
+}  // namespace gigaseg
