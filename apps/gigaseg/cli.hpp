@@ -62,6 +62,7 @@ Command make_gaussian_command(CLI::App& parent);
 Command make_sobel_command(CLI::App& parent);
 Command make_convolve_command(CLI::App& parent);
 Command make_edt_command(CLI::App& parent);
+Command make_watershed_command(CLI::App& parent);
 Command make_label_command(CLI::App& parent);
 Command make_segment_command(CLI::App& parent);
 

@@ -65,6 +65,7 @@ int main(int argc, char** argv) {
   commands.push_back(cli::make_morph_command(app));
   commands.push_back(cli::make_convolve_command(app));
   commands.push_back(cli::make_edt_command(app));
+  commands.push_back(cli::make_watershed_command(app));
   commands.push_back(cli::make_label_command(app));
   commands.push_back(cli::make_segment_command(app));
 

@@ -169,6 +169,22 @@ check edt-no-zero-names one_line_naming "f.pgm"
 check edt-no-zero-no-output test ! -e "$work/fe.tif"
 expect 2 edt-png-output -- edt "$work/e.pgm" "$work/e.png"
 
+# watershed: two valleys on a ramp meet at the peak, which goes to the lower side (algorithms/
+# watershed.hpp); the mask's 0 keeps a pixel unlabelled; bad sizes and connectivity are refused.
+printf 'P2\n7 1\n255\n0 1 2 5 3 1 0\n' >"$work/w_relief.pgm"
+printf 'P2\n7 1\n255\n1 0 0 0 0 0 2\n' >"$work/w_markers.pgm"
+printf 'P2\n7 1\n255\n1 1 1 1 1 0 1\n' >"$work/w_mask.pgm"
+expect 0 watershed -- --json watershed "$work/w_relief.pgm" "$work/w_markers.pgm" "$work/w.pgm"
+check watershed-json python3 -c "import json; d=json.load(open('$work/out')); assert d['command']=='watershed' and d['connectivity']==4 and d['largest_label']==2"
+check watershed-labels cmp -s <(printf 'P5\n7 1\n65535\n\000\001\000\001\000\001\000\001\000\002\000\002\000\002') "$work/w.pgm"
+expect 0 watershed-mask -- watershed "$work/w_relief.pgm" "$work/w_markers.pgm" "$work/wm.pgm" --mask "$work/w_mask.pgm" --connectivity 8
+check watershed-mask-labels cmp -s <(printf 'P5\n7 1\n65535\n\000\001\000\001\000\001\000\001\000\001\000\000\000\002') "$work/wm.pgm"
+printf 'P2\n6 1\n255\n1 0 0 0 0 2\n' >"$work/w_small.pgm"
+expect 3 watershed-size-mismatch -- watershed "$work/w_relief.pgm" "$work/w_small.pgm" "$work/w2.pgm"
+check watershed-size-mismatch-names one_line_naming "w_small.pgm"
+check watershed-size-mismatch-no-output test ! -e "$work/w2.pgm"
+expect 2 watershed-connectivity -- watershed "$work/w_relief.pgm" "$work/w_markers.pgm" "$work/w3.pgm" --connectivity 6
+
 # label and segment: two 8-connected components (a diagonal pair and an L), background 0.
 printf 'P2\n5 4\n255\n255 0 0 0 0\n0 255 0 200 200\n0 0 0 0 200\n0 0 0 0 0\n' >"$work/l.pgm"
 expect 0 label -- label "$work/l.pgm" "$work/l.tif" --stats "$work/l.csv"
