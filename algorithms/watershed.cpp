@@ -31,6 +31,8 @@ template <class T>
 void watershed_flood(ImageView<T const, Kokkos::HostSpace> const& relief, ImageView<Label const, Kokkos::HostSpace> const& markers,
                      ImageView<Label, Kokkos::HostSpace> const& out, WatershedParams const& params,
                      ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask) {
+  GIGASEG_REQUIRE(relief.width() < (index_t(1) << 32) && relief.height() < (index_t(1) << 32), ErrorKind::usage, "watershed",
+                  "sides up to 2^32 - 1 pixels");
   GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "--connectivity",
                   "connectivity must be 4 or 8, got " + std::to_string(params.connectivity));
   index_t const width = relief.width(), height = relief.height();
@@ -40,28 +42,86 @@ void watershed_flood(ImageView<T const, Kokkos::HostSpace> const& relief, ImageV
   if (masked) detail::require_same_size("watershed", width, height, mask.width(), mask.height());
   auto inside = [&](index_t y, index_t x) { return !masked || mask(y, x) != 0; };
 
-  std::priority_queue<FrontEntry<T>, std::vector<FrontEntry<T>>, LaterLeaves<T>> front;
-  std::uint64_t age = 0;
-  for (index_t y = 0; y < height; ++y)
-    for (index_t x = 0; x < width; ++x) {
-      Label const m = inside(y, x) ? markers(y, x) : Label(0);
-      out(y, x) = m;
-      if (m != 0) front.push({relief(y, x), age++, y, x});
-    }
   static constexpr int dy8[] = {-1, -1, -1, 0, 0, 1, 1, 1}, dx8[] = {-1, 0, 1, -1, 1, -1, 0, 1};
   static constexpr int dy4[] = {-1, 0, 0, 1}, dx4[] = {0, -1, 1, 0};
   int const count = params.connectivity;
   int const* const dy = count == 8 ? dy8 : dy4;
   int const* const dx = count == 8 ? dx8 : dx4;
-  while (!front.empty()) {
-    FrontEntry<T> const current = front.top();
-    front.pop();
-    Label const label = out(current.y, current.x);
+  // Labels the unlabelled neighbours of (y, x) and hands each to push(ny, nx) in neighbour order.
+  auto spread = [&](index_t y, index_t x, auto&& push) {
+    Label const label = out(y, x);
     for (int i = 0; i < count; ++i) {
-      index_t const ny = current.y + dy[i], nx = current.x + dx[i];
+      index_t const ny = y + dy[i], nx = x + dx[i];
       if (ny < 0 || ny >= height || nx < 0 || nx >= width || out(ny, nx) != 0 || !inside(ny, nx)) continue;
       out(ny, nx) = label;
-      front.push({relief(ny, nx), age++, ny, nx});
+      push(ny, nx);
+    }
+  };
+  for (index_t y = 0; y < height; ++y)
+    for (index_t x = 0; x < width; ++x) out(y, x) = inside(y, x) ? markers(y, x) : Label(0);
+
+  if constexpr (sizeof(T) <= 2) {
+    // 8/16-bit reliefs: one first-in-first-out bucket per value, taken lowest first, which is the
+    // same (value, age) order as the priority queue below, in O(1) a pixel. The labels live in a
+    // padded copy whose border and masked-out pixels are `blocked`, so a neighbour costs one read;
+    // the relief is padded alike.
+    constexpr std::uint32_t blocked = 0xffffffffu;
+    index_t const stride = width + 2;
+    std::size_t const cells = std::size_t(stride) * std::size_t(height + 2);
+    std::vector<std::uint32_t> cell(cells, blocked);
+    std::vector<T> value(cells, T(0));
+    for (index_t y = 0; y < height; ++y)
+      for (index_t x = 0; x < width; ++x) {
+        std::size_t const p = std::size_t((y + 1) * stride + x + 1);
+        cell[p] = inside(y, x) ? markers(y, x) : blocked;
+        value[p] = relief(y, x);
+      }
+    std::ptrdiff_t offsets[8];
+    for (int k = 0; k < count; ++k) offsets[k] = std::ptrdiff_t(dy[k]) * stride + dx[k];
+    std::size_t const levels = std::size_t(1) << (8 * sizeof(T));
+    std::vector<std::vector<std::size_t>> buckets(levels);
+    std::vector<std::size_t> head(levels, 0);
+    std::size_t lowest = levels;
+    auto push = [&](std::size_t p) {
+      std::size_t const v = std::size_t(value[p]);
+      buckets[v].push_back(p);
+      lowest = v < lowest ? v : lowest;
+    };
+    for (std::size_t p = 0; p < cells; ++p)
+      if (cell[p] != 0 && cell[p] != blocked) push(p);
+    while (lowest < levels) {
+      std::vector<std::size_t>& bucket = buckets[lowest];
+      if (head[lowest] == bucket.size()) {
+        bucket.clear();
+        head[lowest] = 0;
+        ++lowest;
+        continue;
+      }
+      std::size_t const p = bucket[head[lowest]++];
+      std::uint32_t const label = cell[p];
+      for (int k = 0; k < count; ++k) {
+        std::size_t const n = std::size_t(std::ptrdiff_t(p) + offsets[k]);
+        if (cell[n] != 0) continue;  // labelled, masked out or outside
+        cell[n] = label;
+        push(n);  // may lower `lowest`
+      }
+    }
+    for (index_t y = 0; y < height; ++y)
+      for (index_t x = 0; x < width; ++x) {
+        std::uint32_t const c = cell[std::size_t((y + 1) * stride + x + 1)];
+        out(y, x) = c == blocked ? Label(0) : Label(c);
+      }
+  } else {
+    std::priority_queue<FrontEntry<T>, std::vector<FrontEntry<T>>, LaterLeaves<T>> front;
+    std::uint64_t age = 0;
+    auto push = [&](index_t y, index_t x) { front.push({relief(y, x), age++, y, x}); };
+    for (index_t y = 0; y < height; ++y)
+      for (index_t x = 0; x < width; ++x)
+        if (out(y, x) != 0) push(y, x);
+    while (!front.empty()) {
+      FrontEntry<T> const current = front.top();
+      front.pop();
+      spread(current.y, current.x, push);
     }
   }
 }

@@ -9,6 +9,7 @@
 //    are never flooded (markers there are dropped);
 //  - the front is a priority queue ordered by (relief value, age), age counting pushes: equal
 //    values leave in the order they entered (FIFO), markers in raster order first;
+//    (8/16-bit reliefs use one FIFO bucket per value, the same order);
 //  - a popped pixel labels every unlabelled neighbour inside the image and the mask with its own
 //    label and pushes it (neighbours in raster order: up-left, up, up-right, left, right,
 //    down-left, down, down-right, the 4-neighbourhood keeping its four).
@@ -16,6 +17,7 @@
 // scikit-image's; on plateaus scikit-image's heap (all markers at age 0, sift order) can break
 // some ties differently.
 #include "algorithms/detail/label_types.hpp"
+#include "algorithms/path.hpp"
 #include "core/image.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -27,6 +29,7 @@ namespace gigaseg {
 
 struct WatershedParams {
   int connectivity = 8;  // 4 or 8 neighbours (skimage's connectivity 1 or 2)
+  Path path = Path::automatic;
 };
 
 // out(y, x) = the label flooding (y, x) from `markers` (0 = unlabelled) over `relief`, 0 outside
@@ -36,10 +39,12 @@ void watershed_flood(ImageView<T const, Kokkos::HostSpace> const& relief, ImageV
                      ImageView<Label, Kokkos::HostSpace> const& out, WatershedParams const& params = {},
                      ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask = {});
 
-// The parallel watershed (detail/watershed_portable.hpp) on any backend: the same labels as
-// watershed_flood() wherever relief values are distinct; on plateaus the flood's first-in-first-out
-// order is followed by counting steps at the plateau's level, so a few tie pixels can differ
-// (docs/architecture.md). Deterministic on every backend and run.
+// The watershed on any backend. Portable path: the parallel minimum-path formulation
+// (detail/watershed_portable.hpp), the same labels as watershed_flood() wherever relief values are
+// distinct; on plateaus the flood's first-in-first-out order is followed by counting steps at the
+// plateau's level, so a few tie pixels can differ. Tuned path on OpenMP: watershed_flood() itself
+// (one thread; O(1) a pixel with a bucket per value for 8/16-bit reliefs). Deterministic on every
+// backend and run.
 template <class ExecSpace, class T>
 void watershed(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& relief,
                ImageView<Label const, typename ExecSpace::memory_space> const& markers,

@@ -27,6 +27,15 @@
 
 namespace gigaseg::detail {
 
+// The tuned path: the serial flood itself on OpenMP (Serial keeps the portable path, so that both
+// run in the tests).
+template <class ExecSpace>
+struct TunedWatershed : std::false_type {};
+#ifdef KOKKOS_ENABLE_OPENMP
+template <>
+struct TunedWatershed<Kokkos::OpenMP> : std::true_type {};
+#endif
+
 // An unsigned 32-bit key with the order of the relief values.
 template <class T>
 KOKKOS_INLINE_FUNCTION std::uint32_t level_key(T v) {
@@ -189,7 +198,16 @@ void watershed(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
   detail::require_same_size("watershed", relief.width(), relief.height(), markers.width(), markers.height());
   detail::require_same_size("watershed", relief.width(), relief.height(), out.width(), out.height());
   if (!mask.empty()) detail::require_same_size("watershed", relief.width(), relief.height(), mask.width(), mask.height());
+  Path const path = resolve_path(params.path, detail::TunedWatershed<ExecSpace>::value, "watershed");
   if (relief.empty()) return;
+  if constexpr (detail::TunedWatershed<ExecSpace>::value) {
+    if (path == Path::tuned) {
+      space.fence();
+      watershed_flood(ImageView<T const, Kokkos::HostSpace>(relief), ImageView<Label const, Kokkos::HostSpace>(markers),
+                      ImageView<Label, Kokkos::HostSpace>(out), params, ImageView<std::uint8_t const, Kokkos::HostSpace>(mask));
+      return;
+    }
+  }
   detail::watershed_portable(space, relief, markers, out, params.connectivity, mask);
 }
 
