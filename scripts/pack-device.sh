@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/cuda-bench}
 out=$root/.devbuild
 rm -rf "$out" && mkdir -p "$out/lib"
-for exe in tests/gigaseg_tests apps/gigaseg perf/bench_foundation perf/bench_pixel_ops perf/bench_label perf/bench_filters; do
+for exe in tests/gigaseg_tests apps/gigaseg perf/bench_foundation perf/bench_pixel_ops perf/bench_label perf/bench_filters perf/bench_distance; do
   [ -x "$build/$exe" ] && cp "$build/$exe" "$out/"
 done
 cp -r "$root/tests/cli" "$out/cli"
