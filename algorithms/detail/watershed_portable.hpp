@@ -23,12 +23,17 @@
 
 #include <cstdint>
 #include <cstring>
+
+#ifdef KOKKOS_ENABLE_OPENMP
+#include "backends/openmp/watershed_openmp.hpp"
+#endif
 #include <type_traits>
 
 namespace gigaseg::detail {
 
-// The tuned path: the serial flood itself on OpenMP (Serial keeps the portable path, so that both
-// run in the tests).
+// The tuned path on OpenMP: the serial flood itself, per connected component of the mask on the
+// threads (backends/openmp/watershed_openmp.cpp). Serial keeps the portable path, so that both
+// run in the tests.
 template <class ExecSpace>
 struct TunedWatershed : std::false_type {};
 #ifdef KOKKOS_ENABLE_OPENMP
@@ -203,6 +208,8 @@ void watershed(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
   if constexpr (detail::TunedWatershed<ExecSpace>::value) {
     if (path == Path::tuned) {
       space.fence();
+      // Components of the mask on the threads (8/16-bit reliefs with a mask), else one flood.
+      if (tuned::watershed(space, relief, markers, out, params, mask)) return;
       watershed_flood(ImageView<T const, Kokkos::HostSpace>(relief), ImageView<Label const, Kokkos::HostSpace>(markers),
                       ImageView<Label, Kokkos::HostSpace>(out), params, ImageView<std::uint8_t const, Kokkos::HostSpace>(mask));
       return;
