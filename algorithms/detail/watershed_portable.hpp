@@ -6,14 +6,14 @@
 // own relief); the rest orders the pixels reaching one level as the flood's queue would (below).
 // Going from p to q: L(q) = max(L(p), relief(q)). Keys are packed into 64 bits and relaxed to their
 // unique minimum, in place: updates only ever lower a key, so any order of updates, racing or not,
-// ends at the same fixpoint. Then each pixel's parent is, among
-// the neighbours whose step gives exactly its key, the one with the smallest (key, raster index);
-// parents have strictly smaller keys, so chains end at markers, and pointer jumping gives every
-// pixel its marker's label. Deterministic on every backend and run.
+// ends at the same fixpoint. Then each pixel's parent is, among the neighbours whose step gives
+// exactly its key, the one with the smallest (key, raster index); parents have strictly smaller
+// keys, so chains end at markers, and pointer jumping gives every pixel its marker's label.
+// Deterministic on every backend and run.
 //
 // Against the serial flood: the first neighbour to leave the flood's queue is the one of lowest
 // level, so where relief values are distinct (equal levels then mean the same basin) the labels
-// are the flood's exactly; on plateaus D stands for the flood's first-in-first-out order.
+// are the flood's exactly; on plateaus R, D and E stand for the flood's first-in-first-out order.
 #include "algorithms/convert.hpp"
 #include "algorithms/detail/label_types.hpp"
 #include "algorithms/detail/pixelwise.hpp"
@@ -23,11 +23,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #ifdef KOKKOS_ENABLE_OPENMP
 #include "backends/openmp/watershed_openmp.hpp"
 #endif
-#include <type_traits>
 
 namespace gigaseg::detail {
 
