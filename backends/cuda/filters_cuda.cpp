@@ -37,7 +37,10 @@ void launch_separable(Kokkos::Cuda const& space, ImageView<std::uint8_t const, K
   long long const column_blocks = (words + column_threads * per_thread - 1) / (column_threads * per_thread);
   long long chain = std::max<long long>(1, strips * column_blocks * column_threads / (256 * 1024));
   long long chains = (strips + chain - 1) / chain;
-  while (chains > 65535) chains = (strips + ++chain - 1) / chain;
+  while (chains > 65535) {
+    ++chain;
+    chains = (strips + chain - 1) / chain;
+  }
   std::size_t const column_shared = std::size_t(K - 1) * column_threads * sizeof(unsigned) * std::size_t(per_thread);
   dim3 const column_grid{unsigned(column_blocks), unsigned(chains)};
   if (pairs)
