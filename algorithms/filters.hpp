@@ -40,6 +40,7 @@ Path median_path(FilterParams const& params = {});
 struct GaussianParams {
   double sigma = 1.0;  // > 0
   int ksize = 0;       // odd; 0 = as cv::GaussianBlur chooses for 8-bit images: round(6 sigma + 1) | 1
+  Path path = Path::automatic;  // tuned: integer passes on OpenMP
 };
 
 // The kernel size gaussian() uses and the kernel's weights (cv::getGaussianKernel for sigma > 0,

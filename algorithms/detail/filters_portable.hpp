@@ -21,11 +21,14 @@
 
 namespace gigaseg::detail {
 
-// Tuned paths: CUDA kernels for 8-bit images, host loops for every type on OpenMP.
+// Tuned paths: CUDA kernels for 8-bit images, host loops on OpenMP (medians of every type, Sobel,
+// the Gaussian in integers).
 template <class ExecSpace, class T>
 struct TunedMedian : std::false_type {};
 template <class ExecSpace>
 struct TunedSobel : std::false_type {};
+template <class ExecSpace>
+struct TunedGaussian : std::false_type {};
 #if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
 template <>
 struct TunedMedian<Kokkos::Cuda, std::uint8_t> : std::true_type {};
@@ -37,6 +40,8 @@ template <class T>
 struct TunedMedian<Kokkos::OpenMP, T> : std::true_type {};
 template <>
 struct TunedSobel<Kokkos::OpenMP> : std::true_type {};
+template <>
+struct TunedGaussian<Kokkos::OpenMP> : std::true_type {};
 #endif
 
 using network::ScalarMinMax;
@@ -191,8 +196,16 @@ void gaussian(ExecSpace const& space, ImageView<std::uint8_t const, typename Exe
               ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, GaussianParams const& params) {
   detail::require_same_size("gaussian", in.width(), in.height(), out.width(), out.height());
   int const ksize = gaussian_ksize(params);
+  Path const path = resolve_path(params.path, detail::TunedGaussian<ExecSpace>::value, "gaussian");
   if (in.empty()) return;
-  detail::separable_filter(space, "gigaseg::gaussian", in, out, gaussian_weights(ksize, params.sigma), true);
+  std::vector<float> const weights = gaussian_weights(ksize, params.sigma);
+#ifdef KOKKOS_ENABLE_OPENMP
+  if constexpr (std::is_same<ExecSpace, Kokkos::OpenMP>::value) {
+    if (path == Path::tuned && tuned::gaussian(space, in, out, weights)) return;
+  }
+#endif
+  (void)path;
+  detail::separable_filter(space, "gigaseg::gaussian", in, out, weights, true);
 }
 
 template <class ExecSpace>

@@ -10,6 +10,7 @@
 #include "backends/openmp/filters_openmp.hpp"
 
 #include "algorithms/detail/median_networks.hpp"
+#include "algorithms/detail/stencil.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -264,7 +265,69 @@ void sobel_band(ImageView<std::uint8_t const, Kokkos::HostSpace> const& in, Imag
   }
 }
 
+// ---- Gaussian ----------------------------------------------------------------------------------
+
+void gaussian_band(ImageView<std::uint8_t const, Kokkos::HostSpace> const& in, ImageView<std::uint8_t, Kokkos::HostSpace> const& out,
+                   std::vector<std::uint16_t> const& q, index_t y0, index_t y1) {
+  int const K = int(q.size()), r = K / 2;
+  index_t const width = in.width(), height = in.height();
+  std::vector<std::uint8_t> padded(std::size_t(width + 2 * r));
+  RowRing<std::uint16_t> ring(K, width);  // rows' horizontal sums, keyed by (unreflected) row
+  std::vector<std::uint32_t> sum(static_cast<std::size_t>(width));
+  auto fill = [&](index_t y) {
+    std::uint8_t const* const src = in.row(detail::border_index(y, height, detail::Border::reflect101));
+    for (index_t x = -r; x < width + r; ++x)
+      padded[std::size_t(x + r)] = src[x >= 0 && x < width ? x : detail::border_index(x, width, detail::Border::reflect101)];
+    // The kernel is symmetric: taps i and K - 1 - i share a weight, one multiply for both.
+    std::uint16_t* __restrict const dst = ring.slot(y);
+    std::uint8_t const* __restrict const p = padded.data();
+    std::uint16_t const centre = q[std::size_t(r)];
+    for (index_t x = 0; x < width; ++x) dst[x] = std::uint16_t(centre * p[x + r]);
+    for (int i = 0; i < r; ++i) {
+      std::uint16_t const w = q[std::size_t(i)];
+      std::uint8_t const* __restrict const a = p + i;
+      std::uint8_t const* __restrict const b = p + K - 1 - i;
+      for (index_t x = 0; x < width; ++x) dst[x] = std::uint16_t(dst[x] + w * std::uint16_t(a[x] + b[x]));
+    }
+  };
+  for (index_t y = y0 - r; y < y0 + r; ++y) fill(y);
+  for (index_t y = y0; y < y1; ++y) {
+    fill(y + r);
+    std::uint32_t* __restrict const acc = sum.data();
+    std::uint16_t const* __restrict const middle = ring.slot(y);
+    std::uint32_t const centre = q[std::size_t(r)];
+    for (index_t x = 0; x < width; ++x) acc[x] = centre * middle[x];
+    for (int i = 0; i < r; ++i) {
+      std::uint32_t const w = q[std::size_t(i)];
+      std::uint16_t const* __restrict const a = ring.slot(y - r + i);
+      std::uint16_t const* __restrict const b = ring.slot(y + r - i);
+      for (index_t x = 0; x < width; ++x) acc[x] += w * (std::uint32_t(a[x]) + b[x]);
+    }
+    std::uint8_t* __restrict const dst = out.row(y);
+    for (index_t x = 0; x < width; ++x) dst[x] = std::uint8_t((acc[x] + 32768u) >> 16);  // half up, <= 255
+  }
+}
+
 }  // namespace
+
+bool gaussian(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
+              ImageView<std::uint8_t, Kokkos::HostSpace> const& out, std::vector<float> const& weights) {
+  std::vector<std::uint16_t> q;
+  long total = 0;
+  for (float w : weights) {
+    float const scaled = w * 256.0f;
+    if (scaled < 0.0f || scaled != std::floor(scaled)) return false;
+    q.push_back(std::uint16_t(scaled));
+    total += long(scaled);
+  }
+  if (total != 256 || q.size() % 2 == 0) return false;
+  for (std::size_t i = 0; i < q.size() / 2; ++i)
+    if (q[i] != q[q.size() - 1 - i]) return false;  // symmetric kernels only
+  if (in.empty()) return true;
+  for_each_band(space, "gigaseg::gaussian[OpenMP]", in.height(), index_t(4 * q.size()),
+                [&](index_t y0, index_t y1) { gaussian_band(in, out, q, y0, y1); });
+  return true;
+}
 
 bool median(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
             ImageView<std::uint8_t, Kokkos::HostSpace> const& out, int size) {

@@ -31,4 +31,11 @@ bool min_max(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::
 bool sobel_magnitude(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
                      ImageView<float, Kokkos::HostSpace> const& out);
 
+// Separable Gaussian of an 8-bit image with weights that are multiples of 1/256 summing to 1
+// (gaussian_weights()), BORDER_REFLECT_101, half-up rounding: in integers (16-bit row sums, 32-bit
+// column sums), equal to the portable float passes, which are exact for such weights. False for
+// other weights.
+bool gaussian(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
+              ImageView<std::uint8_t, Kokkos::HostSpace> const& out, std::vector<float> const& weights);
+
 }  // namespace gigaseg::tuned
