@@ -1,6 +1,7 @@
 #include "algorithms/watershed.hpp"
 
 #include "algorithms/convert.hpp"
+#include "algorithms/detail/bucket_queue.hpp"
 #include "core/error.hpp"
 
 #include <queue>
@@ -78,32 +79,17 @@ void watershed_flood(ImageView<T const, Kokkos::HostSpace> const& relief, ImageV
       }
     std::ptrdiff_t offsets[8];
     for (int k = 0; k < count; ++k) offsets[k] = std::ptrdiff_t(dy[k]) * stride + dx[k];
-    std::size_t const levels = std::size_t(1) << (8 * sizeof(T));
-    std::vector<std::vector<std::size_t>> buckets(levels);
-    std::vector<std::size_t> head(levels, 0);
-    std::size_t lowest = levels;
-    auto push = [&](std::size_t p) {
-      std::size_t const v = std::size_t(value[p]);
-      buckets[v].push_back(p);
-      lowest = v < lowest ? v : lowest;
-    };
+    detail::BucketQueue<std::size_t> queue(std::size_t(1) << (8 * sizeof(T)));
     for (std::size_t p = 0; p < cells; ++p)
-      if (cell[p] != 0 && cell[p] != blocked) push(p);
-    while (lowest < levels) {
-      std::vector<std::size_t>& bucket = buckets[lowest];
-      if (head[lowest] == bucket.size()) {
-        bucket.clear();
-        head[lowest] = 0;
-        ++lowest;
-        continue;
-      }
-      std::size_t const p = bucket[head[lowest]++];
+      if (cell[p] != 0 && cell[p] != blocked) queue.push(std::size_t(value[p]), p);
+    std::size_t p;
+    while (queue.pop(p)) {
       std::uint32_t const label = cell[p];
       for (int k = 0; k < count; ++k) {
         std::size_t const n = std::size_t(std::ptrdiff_t(p) + offsets[k]);
         if (cell[n] != 0) continue;  // labelled, masked out or outside
         cell[n] = label;
-        push(n);  // may lower `lowest`
+        queue.push(std::size_t(value[n]), n);
       }
     }
     for (index_t y = 0; y < height; ++y)

@@ -19,9 +19,9 @@ Command make_edt_command(CLI::App& parent) {
     run_gray8_filter<float>(session, arguments->input, arguments->output, [&](auto const& space, auto const& in, auto const& out) {
       try {
         distance_transform(space, in, out);
-      } catch (Error const& e) {  // name the file, not the function, in the one input error
+      } catch (Error const& e) {  // the input errors are about the image: name its file
         if (e.kind() != ErrorKind::input) throw;
-        throw Error(ErrorKind::input, arguments->input, "the image has no zero pixel, so no distance to one is defined");
+        throw Error(ErrorKind::input, arguments->input, e.reason());
       }
     });
     session.report["command"] = "edt";

@@ -38,7 +38,8 @@ void for_each_band(Kokkos::OpenMP const& space, char const* label, index_t heigh
 template <class T>
 class RowRing {
  public:
-  RowRing(int slots, index_t padded_width) : slots_(slots), stride_(padded_width), data_(std::size_t(slots) * std::size_t(padded_width)) {}
+  RowRing(int slots, index_t padded_width, T fill = T())
+      : slots_(slots), stride_(padded_width), data_(std::size_t(slots) * std::size_t(padded_width), fill) {}
   T* slot(index_t y) { return data_.data() + std::size_t(((y % slots_) + slots_) % slots_) * std::size_t(stride_); }
 
  private:
@@ -214,10 +215,11 @@ void min_max_band(ImageView<std::uint8_t const, Kokkos::HostSpace> const& in, Im
     }
     return;
   }
-  // Any element: ring of padded input rows, every span folded tap by tap.
-  RowRing<std::uint8_t> ring(K, stride);
+  // Any element: ring of padded input rows (the pads neutral from the start, only the middles
+  // rewritten), every span folded tap by tap.
+  RowRing<std::uint8_t> ring(K, stride, neutral);
   auto fill = [&](index_t y) {
-    if (y >= 0 && y < height) std::memcpy(ring.slot(y), pad(y), std::size_t(stride));
+    if (y >= 0 && y < height) std::memcpy(ring.slot(y) + reach, in.row(y), std::size_t(width));
   };
   for (index_t y = y0 - c; y < y0 + c; ++y) fill(y);
   for (index_t y = y0; y < y1; ++y) {

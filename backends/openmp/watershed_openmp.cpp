@@ -1,5 +1,6 @@
 #include "backends/openmp/watershed_openmp.hpp"
 
+#include "algorithms/detail/bucket_queue.hpp"
 #include "algorithms/label.hpp"
 #include "algorithms/watershed.hpp"
 
@@ -47,36 +48,21 @@ bool watershed(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace
     int const count = params.connectivity;
     int const* const dy = count == 8 ? dy8 : dy4;
     int const* const dx = count == 8 ? dx8 : dx4;
-    std::size_t const levels = std::size_t(1) << (8 * sizeof(T));
     Kokkos::parallel_for("gigaseg::watershed[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, threads), [&](int thread) {
-      // The flood of watershed_flood(): a FIFO bucket per value, lowest first; neighbours outside
-      // the component are outside the mask (0 in `component`) or labelled.
-      std::vector<std::vector<std::uint64_t>> buckets(levels);
-      std::vector<std::size_t> head(levels, 0);
+      // The flood of watershed_flood() (value buckets, first in first out), one component at a
+      // time; neighbours outside the component are outside the mask (0 in `component`) or labelled.
+      detail::BucketQueue<std::uint64_t> queue(std::size_t(1) << (8 * sizeof(T)));
       for (index_t c = first[std::size_t(thread)]; c < first[std::size_t(thread) + 1]; ++c) {
-        std::size_t lowest = levels;
-        auto push = [&](index_t y, index_t x) {
-          std::size_t const v = std::size_t(relief(y, x));
-          buckets[v].push_back(std::uint64_t(y) << 32 | std::uint64_t(x));
-          lowest = v < lowest ? v : lowest;
-        };
-        for (std::uint64_t s : seeds[std::size_t(c)]) push(index_t(s >> 32), index_t(s & 0xffffffffu));
-        while (lowest < levels) {
-          std::vector<std::uint64_t>& bucket = buckets[lowest];
-          if (head[lowest] == bucket.size()) {
-            bucket.clear();
-            head[lowest] = 0;
-            ++lowest;
-            continue;
-          }
-          std::uint64_t const p = bucket[head[lowest]++];
+        for (std::uint64_t s : seeds[std::size_t(c)]) queue.push(std::size_t(relief(index_t(s >> 32), index_t(s & 0xffffffffu))), s);
+        std::uint64_t p;
+        while (queue.pop(p)) {
           index_t const y = index_t(p >> 32), x = index_t(p & 0xffffffffu);
           Label const l = out(y, x);
           for (int k = 0; k < count; ++k) {
             index_t const ny = y + dy[k], nx = x + dx[k];
             if (ny < 0 || ny >= height || nx < 0 || nx >= width || out(ny, nx) != 0 || component(ny, nx) == 0) continue;
             out(ny, nx) = l;
-            push(ny, nx);
+            queue.push(std::size_t(relief(ny, nx)), std::uint64_t(ny) << 32 | std::uint64_t(nx));
           }
         }
       }
