@@ -6,23 +6,10 @@ copy of the image for scale. Median of events-timed runs after a warm-up.
     python3 perf/peers/cupy_filters.py [side]
 """
 import sys
-import numpy as np
 import cupy as cp
 import cupyx.scipy.ndimage as nd
 
-
-def bench(f, n=7):
-    f()
-    cp.cuda.Device().synchronize()
-    ts = []
-    for _ in range(n):
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record()
-        f()
-        e.record()
-        e.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts))
+from cupy_timing import bench  # this folder, the script's own
 
 
 side = int(sys.argv[1]) if len(sys.argv) > 1 else 20000

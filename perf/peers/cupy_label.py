@@ -7,23 +7,10 @@ the counts can be compared with gigaseg's.
     python3 perf/peers/cupy_label.py [side]
 """
 import sys
-import numpy as np
 import cupy as cp
 import cupyx.scipy.ndimage as nd
 
-
-def bench(f, n=7):
-    f()
-    cp.cuda.Device().synchronize()
-    ts = []
-    for _ in range(n):
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record()
-        f()
-        e.record()
-        e.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(s, e))
-    return float(np.median(ts))
+from cupy_timing import bench  # this folder, the script's own
 
 
 def mask(kind, side):
