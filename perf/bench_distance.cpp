@@ -4,8 +4,16 @@
 //    distanceTransform (DIST_L2, DIST_MASK_PRECISE) in the same run (host builds); NPP's and
 //    CuPy's EDT are measured by perf/peers in the same device job;
 //  - watershed of the relief 255 - min(255, 8 distance) from one marker per disc centre inside the
-//    discs, against cv::watershed on the same relief (as BGR) and markers.
+//    discs, against cv::watershed on the same relief (as BGR) and markers;
+//  - the `cells` pipeline (algorithms/pipelines/cells.hpp) end to end on a 4096^2 synthetic tissue
+//    image (pipelines/synthetic.hpp), device-resident, with each stage's median as a counter;
+//    on the host against the equivalent OpenCV calls (medianBlur, Otsu threshold, opening, precise
+//    distance transform, peaks of the distance as markers, cv::watershed).
+// With GIGASEG_PEER_INPUTS=DIR the EDT benchmark writes its input masks to DIR/cells_<side>.u8
+// (raw rows), which perf/peers/npp_distance.cu and cupy_distance.py then time on the same data.
 #include "algorithms/distance.hpp"
+#include "algorithms/pipelines/cells.hpp"
+#include "algorithms/pipelines/synthetic.hpp"
 #include "algorithms/watershed.hpp"
 #include "core/transfer.hpp"
 #include "perf/timer.hpp"
@@ -13,7 +21,10 @@
 #include <Kokkos_Core.hpp>
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <random>
+#include <string>
 
 #ifdef GIGASEG_BENCH_OPENCV
 #include <opencv2/imgproc.hpp>
@@ -93,29 +104,68 @@ void BM_Watershed(benchmark::State& state) {
   });
 }
 
+void write_peer_input(HostImage<std::uint8_t> const& image) {
+  char const* dir = std::getenv("GIGASEG_PEER_INPUTS");
+  if (!dir) return;
+  std::string const path = std::string(dir) + "/cells_" + std::to_string(image.width()) + ".u8";
+  if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
+    for (index_t y = 0; y < image.height(); ++y) std::fwrite(image.row(y), 1, std::size_t(image.width()), f);
+    std::fclose(f);
+  }
+}
+
 template <class Space>
 void BM_DistanceTransform(benchmark::State& state) {
   Space space;
   using Memory = typename Space::memory_space;
   auto const host = cells_image(state.range(0));
+  write_peer_input(host);
+  Path const path = state.range(1) ? Path::portable : Path::automatic;
   ImageView<std::uint8_t, Memory> in("perf::in", host.width(), host.height());
   copy(Kokkos::DefaultHostExecutionSpace(), in, host);
   Kokkos::fence();
   ImageView<float, Memory> out("perf::out", in.width(), in.height());
   SpaceTimer<Space> timer(space);
   run_timed(state, 5.0 * double(in.pixel_count()), [&] {
-    return timer.milliseconds([&] { distance_transform(space, ImageView<std::uint8_t const, Memory>(in), out); });
+    return timer.milliseconds(
+        [&] { distance_transform(space, ImageView<std::uint8_t const, Memory>(in), out, {}, DistanceParams{path}); });
   });
+}
+
+// The synthetic tissue image of `gigaseg demo`, seed 1.
+HostImage<std::uint8_t> tissue_image(index_t side) {
+  SyntheticParams params;
+  params.width = params.height = side;
+  return synthetic_tissue(params).image;
+}
+
+template <class Space>
+void BM_CellsPipeline(benchmark::State& state) {
+  Space space;
+  using Memory = typename Space::memory_space;
+  auto const host = tissue_image(state.range(0));
+  auto const gray = clone<Memory>(space, host, "perf::tissue");
+  ImageView<Label, Memory> labels("perf::labels", gray.width(), gray.height());
+  SpaceTimer<Space> timer(space);
+  CellsResult result;
+  run_timed(state, double(gray.pixel_count()) * 5.0, [&] {
+    return timer.milliseconds([&] { result = segment_cells(space, ImageView<std::uint8_t const, Memory>(gray), labels); });
+  });
+  for (auto const& [stage, ms] : result.timings_ms) state.counters[stage + "_ms"] = ms;
+  state.counters["regions"] = double(result.components);
 }
 
 using Host = Kokkos::DefaultHostExecutionSpace;
 
+// Args: side, portable (1) or automatic (0) path.
 #ifdef KOKKOS_ENABLE_CUDA
-BENCHMARK_TEMPLATE(BM_DistanceTransform, Kokkos::Cuda)->Arg(20000)->Arg(4096)->Apply(configure);
+BENCHMARK_TEMPLATE(BM_DistanceTransform, Kokkos::Cuda)->Args({20000, 0})->Args({4096, 0})->Args({4096, 1})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Watershed, Kokkos::Cuda)->Arg(4096)->Apply(configure);
+BENCHMARK_TEMPLATE(BM_CellsPipeline, Kokkos::Cuda)->Arg(4096)->Apply(configure);
 #endif
-BENCHMARK_TEMPLATE(BM_DistanceTransform, Host)->Arg(4096)->Apply(configure);
+BENCHMARK_TEMPLATE(BM_DistanceTransform, Host)->Args({4096, 0})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Watershed, Host)->Arg(4096)->Apply(configure);
+BENCHMARK_TEMPLATE(BM_CellsPipeline, Host)->Arg(4096)->Apply(configure);
 
 #ifdef GIGASEG_BENCH_OPENCV
 void BM_OpenCVDistanceTransformPrecise(benchmark::State& state) {
@@ -146,6 +196,37 @@ void BM_OpenCVWatershed(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_OpenCVWatershed)->Arg(4096)->Apply(configure);
+
+// The cells pipeline with OpenCV's calls, as its watershed tutorial composes them: medianBlur,
+// Otsu (cells dark: THRESH_BINARY_INV), opening, precise distance transform, markers = components
+// of the distance's local maxima (equal to its 3x3 dilation, > 0), sure background = the opened
+// mask dilated 3 times, cv::watershed on the image as BGR.
+void BM_OpenCVCellsPipeline(benchmark::State& state) {
+  auto host = tissue_image(state.range(0));
+  cv::Mat const gray(int(host.height()), int(host.width()), CV_8UC1, host.data(), std::size_t(host.pitch_bytes()));
+  cv::Mat const kernel = cv::getStructuringElement(cv::MORPH_RECT, {3, 3});
+  int regions = 0;
+  run_timed(state, double(host.pixel_count()) * 5.0, [&] {
+    auto const start = std::chrono::steady_clock::now();
+    cv::Mat smooth, mask, opened, distance, dilated, peaks, markers, background, bgr;
+    cv::medianBlur(gray, smooth, 3);
+    cv::threshold(smooth, mask, 0, 255, cv::THRESH_BINARY_INV | cv::THRESH_OTSU);
+    cv::morphologyEx(mask, opened, cv::MORPH_OPEN, kernel);
+    cv::distanceTransform(opened, distance, cv::DIST_L2, cv::DIST_MASK_PRECISE, CV_32F);
+    cv::dilate(distance, dilated, kernel);
+    cv::compare(distance, dilated, peaks, cv::CMP_GE);
+    peaks.setTo(0, opened == 0);
+    regions = cv::connectedComponents(peaks, markers, 8, CV_32S);
+    cv::dilate(opened, background, kernel, {-1, -1}, 3);
+    markers += 1;  // 1 = sure background
+    markers.setTo(0, background != 0 & peaks == 0);
+    cv::cvtColor(gray, bgr, cv::COLOR_GRAY2BGR);
+    cv::watershed(bgr, markers);
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  });
+  state.counters["regions"] = double(regions - 1);
+}
+BENCHMARK(BM_OpenCVCellsPipeline)->Arg(4096)->Apply(configure);
 #endif
 
 }  // namespace

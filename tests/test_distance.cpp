@@ -2,7 +2,8 @@
 // scipy.ndimage.distance_transform_edt computes): random masks of several densities, a single
 // zero pixel, columns and rows without zero pixels, 1xN and Nx1, pitched rois; the squared
 // distances must be equal, the float distances the correctly rounded square roots, and each
-// `nearest` index a zero pixel at exactly that squared distance.
+// `nearest` index the documented one among the zero pixels at exactly that squared distance: the
+// leftmost column, then the upper row. Every path on every backend.
 #include "algorithms/distance.hpp"
 #include "tests/backends.hpp"
 #include "tests/device_helpers.hpp"
@@ -21,8 +22,16 @@ template <class ExecSpace>
 class Distance : public ::testing::Test {};
 GIGASEG_BACKEND_TEST_SUITE(Distance);
 
-// The squared distance from every pixel to the nearest zero pixel, by trying them all.
-HostImage<std::int64_t> brute_force(HostImage<std::uint8_t> const& image) {
+template <class Space>
+std::vector<Path> distance_paths() {
+  std::vector<Path> paths{Path::portable};
+  if (detail::TunedDistance<Space>::value) paths.push_back(Path::tuned);
+  return paths;
+}
+
+// The squared distance from every pixel to the nearest zero pixel, by trying them all; `site`
+// receives the tie rule's choice among the nearest (leftmost column, then upper row).
+HostImage<std::int64_t> brute_force(HostImage<std::uint8_t> const& image, HostImage<index_t>* site = nullptr) {
   std::vector<std::pair<index_t, index_t>> zeros;
   for (index_t y = 0; y < image.height(); ++y)
     for (index_t x = 0; x < image.width(); ++x)
@@ -31,8 +40,13 @@ HostImage<std::int64_t> brute_force(HostImage<std::uint8_t> const& image) {
   for (index_t y = 0; y < image.height(); ++y)
     for (index_t x = 0; x < image.width(); ++x) {
       std::int64_t best = std::numeric_limits<std::int64_t>::max();
-      for (auto const& [zy, zx] : zeros) best = std::min(best, (y - zy) * (y - zy) + (x - zx) * (x - zx));
+      index_t by = 0, bx = 0;
+      for (auto const& [zy, zx] : zeros) {
+        std::int64_t const d = (y - zy) * (y - zy) + (x - zx) * (x - zx);
+        if (d < best || (d == best && (zx < bx || (zx == bx && zy < by)))) best = d, by = zy, bx = zx;
+      }
       out(y, x) = best;
+      if (site) (*site)(y, x) = by * image.width() + bx;
     }
   return out;
 }
@@ -56,6 +70,12 @@ std::vector<HostImage<std::uint8_t>> cases() {
   auto const big = test::random_mask(90, 70, 0.97, 8);
   images.push_back(big.roi(3, 5, 81, 61));
   images.push_back(test::checkerboard(20, 16, 3));
+  // Rows whose pixels lie more than 512 columns from their nearest zero pixel: the CUDA search
+  // hands those rows to the envelope pass.
+  HostImage<std::uint8_t> wide("wide", 1300, 6);
+  for (index_t y = 0; y < 6; ++y)
+    for (index_t x = 0; x < 1300; ++x) wide(y, x) = (x == 2 && y == 1) || (x == 1297 && y == 5) || (y == 4 && x == 650) ? 0 : 9;
+  images.push_back(wide);
   return images;
 }
 
@@ -63,11 +83,15 @@ TYPED_TEST(Distance, EqualsBruteForceWithSquaredAndNearest) {
   TypeParam space;
   using M = typename TypeParam::memory_space;
   for (auto const& image : cases()) {
-    auto const expected = brute_force(image);
+    HostImage<index_t> site("site", image.width(), image.height());
+    auto const expected = brute_force(image, &site);
+    for (Path path : distance_paths<TypeParam>()) {
+    SCOPED_TRACE(to_string(path));
     ImageView<float, M> distance("distance", image.width(), image.height());
     DistanceOutputs<M> extra{ImageView<std::int64_t, M>("squared", image.width(), image.height()),
                              ImageView<index_t, M>("nearest", image.width(), image.height())};
-    distance_transform(space, ImageView<std::uint8_t const, M>(test::to_space(space, image)), distance, extra);
+    distance_transform(space, ImageView<std::uint8_t const, M>(test::to_space(space, image)), distance, extra,
+                       DistanceParams{path});
     auto const d = test::to_host(space, distance);
     auto const squared = test::to_host(space, extra.squared);
     auto const nearest = test::to_host(space, extra.nearest);
@@ -80,7 +104,9 @@ TYPED_TEST(Distance, EqualsBruteForceWithSquaredAndNearest) {
         ASSERT_TRUE(n >= 0 && ny < image.height()) << " at " << y << "," << x;
         ASSERT_EQ(image(ny, nx), 0) << "nearest of " << y << "," << x << " is not a zero pixel";
         ASSERT_EQ((y - ny) * (y - ny) + (x - nx) * (x - nx), e) << "nearest of " << y << "," << x << " is not nearest";
+        ASSERT_EQ(n, site(y, x)) << "nearest of " << y << "," << x << " breaks the tie rule";
       }
+    }
   }
 }
 
@@ -88,16 +114,19 @@ TYPED_TEST(Distance, OptionalOutputsAndErrors) {
   TypeParam space;
   using M = typename TypeParam::memory_space;
   auto const image = test::random_mask(30, 20, 0.9, 11);
-  ImageView<float, M> with("with", 30, 20), without("without", 30, 20);
   auto const in = test::to_space(space, image);
-  distance_transform(space, ImageView<std::uint8_t const, M>(in), without);  // no squared, no nearest
-  distance_transform(space, ImageView<std::uint8_t const, M>(in), with,
-                     DistanceOutputs<M>{ImageView<std::int64_t, M>("squared", 30, 20), {}});
-  EXPECT_EQ(test::count_differences(test::to_host(space, with), test::to_host(space, without)), 0);
-
   auto const all_set = test::random_mask(12, 9, 1.0, 12);  // no zero pixel: no distance
-  ImageView<float, M> d("d", 12, 9);
-  EXPECT_THROW(distance_transform(space, ImageView<std::uint8_t const, M>(test::to_space(space, all_set)), d), Error);
+  for (Path path : distance_paths<TypeParam>()) {
+    ImageView<float, M> with("with", 30, 20), without("without", 30, 20);
+    distance_transform(space, ImageView<std::uint8_t const, M>(in), without, {}, DistanceParams{path});  // no extras
+    distance_transform(space, ImageView<std::uint8_t const, M>(in), with,
+                       DistanceOutputs<M>{ImageView<std::int64_t, M>("squared", 30, 20), {}}, DistanceParams{path});
+    EXPECT_EQ(test::count_differences(test::to_host(space, with), test::to_host(space, without)), 0);
+    ImageView<float, M> d("d", 12, 9);
+    EXPECT_THROW(distance_transform(space, ImageView<std::uint8_t const, M>(test::to_space(space, all_set)), d, {},
+                                    DistanceParams{path}),
+                 Error);
+  }
   ImageView<float, M> wrong("wrong", 11, 9);
   EXPECT_THROW(distance_transform(space, ImageView<std::uint8_t const, M>(test::to_space(space, all_set)), wrong), Error);
 }

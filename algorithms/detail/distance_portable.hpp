@@ -3,14 +3,34 @@
 #include "algorithms/convert.hpp"
 #include "algorithms/detail/stencil.hpp"
 #include "core/error.hpp"
+#include "gigaseg_config.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
+
+#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
+#include "backends/cuda/distance_cuda.hpp"
+#endif
 
 namespace gigaseg::detail {
+
+// The tuned path (backends/cuda/distance_cuda.cpp) where one exists: run() returns false when
+// the image has no zero pixel.
+template <class ExecSpace>
+struct TunedDistance : std::false_type {};
+#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
+template <>
+struct TunedDistance<Kokkos::Cuda> : std::true_type {
+  template <class... Args>
+  static bool run(Args const&... args) {
+    return tuned::distance_transform(args...);
+  }
+};
+#endif
 
 // Pass 1: for each column, the row of the nearest zero pixel in that column (-1: none), the one
 // above winning ties: a scan down (nearest above) and a scan up (nearest below). A team takes a
@@ -68,22 +88,26 @@ KOKKOS_INLINE_FUNCTION std::int64_t floor_div(std::int64_t a, std::int64_t b) { 
 // Pass 2: per row, the lower envelope of f_i(x) = (x - i)^2 + g(i)^2 over columns i, where g(i) is
 // the vertical distance to column i's nearest zero pixel (`far` when it has none, larger than any
 // real distance). A team (one thread) per row; its envelope (sites s, region starts t) lives in
-// team scratch.
+// team scratch. Where several columns give the minimum, the leftmost one wins (a later site must
+// be strictly better to take over). `only` (if not empty): just the rows y with only(y) != 0.
 template <class ExecSpace>
 void envelope_rows(ExecSpace const& space, ImageView<std::int32_t const, typename ExecSpace::memory_space> const& rows,
                    ImageView<float, typename ExecSpace::memory_space> const& distance,
                    ImageView<std::int64_t, typename ExecSpace::memory_space> const& squared,
-                   ImageView<index_t, typename ExecSpace::memory_space> const& nearest) {
+                   ImageView<index_t, typename ExecSpace::memory_space> const& nearest,
+                   Kokkos::View<int const*, typename ExecSpace::memory_space> const& only = {}) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   index_t const width = rows.width(), height = rows.height();
   std::int64_t const far = width + height;
   bool const want_squared = !squared.empty(), want_nearest = !nearest.empty();
+  bool const subset = only.extent(0) > 0;
   std::size_t const bytes = std::size_t(width) * (2 * sizeof(std::int32_t) + sizeof(std::int64_t));
   Kokkos::parallel_for(
       "gigaseg::distance::rows", Policy(space, int(height), 1).set_scratch_size(1, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(Member const& member) {
         index_t const y = member.league_rank();
+        if (subset && only(y) == 0) return;
         auto* const squares = static_cast<std::int64_t*>(member.team_scratch(1).get_shmem(bytes));
         auto* const s = reinterpret_cast<std::int32_t*>(squares + width);
         std::int32_t* const t = s + width;
@@ -139,8 +163,16 @@ void distance_transform(ExecSpace const& space, ImageView<std::uint8_t const, ty
     detail::require_same_size("distance_transform", in.width(), in.height(), extra.nearest.width(), extra.nearest.height());
   GIGASEG_REQUIRE(in.width() <= (index_t(1) << 30) && in.height() <= (index_t(1) << 30), ErrorKind::usage,
                   "distance_transform", "sides up to 2^30 pixels (exact 64-bit squared distances)");
-  (void)resolve_path(params.path, false, "distance_transform");
+  Path const path = resolve_path(params.path, detail::TunedDistance<ExecSpace>::value, "distance_transform");
   if (in.empty()) return;
+  if constexpr (detail::TunedDistance<ExecSpace>::value) {
+    if (path == Path::tuned) {
+      GIGASEG_REQUIRE(detail::TunedDistance<ExecSpace>::run(space, in, distance, extra.squared, extra.nearest), ErrorKind::input,
+                      "distance_transform", "the image has no zero pixel, so no distance to one is defined");
+      return;
+    }
+  }
+  (void)path;
   ImageView<std::int32_t, Memory> rows("gigaseg::distance::nearest_rows", in.width(), in.height());
   GIGASEG_REQUIRE(detail::nearest_zero_rows(space, in, rows), ErrorKind::input, "distance_transform",
                   "the image has no zero pixel, so no distance to one is defined");

@@ -17,6 +17,7 @@
 #include "algorithms/convert.hpp"
 #include "algorithms/detail/label_types.hpp"
 #include "algorithms/detail/pixelwise.hpp"
+#include "algorithms/detail/relaxation.hpp"
 #include "algorithms/detail/stencil.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -61,9 +62,6 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
                         ImageView<Label, typename ExecSpace::memory_space> const& out, int connectivity,
                         ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask) {
   using Memory = typename ExecSpace::memory_space;
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  using Member = typename Policy::member_type;
-  constexpr bool on_host = runs_on_host<ExecSpace>();
   index_t const width = relief.width(), height = relief.height();
   bool const masked = !mask.empty();
   bool const eight = connectivity == 8;
@@ -86,65 +84,48 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
     return ny >= 0 && ny < height && nx >= 0 && nx < width && (!masked || mask(ny, nx) != 0);
   };
   // Key layouts (64 bits, compared as integers). Float reliefs: level (32) | D (22) | E (10).
-  // 8- and 16-bit reliefs: level (16) | R (16) | D (20) | E (12), R the level the path rose from:
-  // among pixels reaching one level at the same plateau step, the flood pushed first (and so
-  // takes first) the one whose pusher left its queue earlier, which a lower level means. D counts
-  // steps onto pixels at the level (the flood's queue takes those first in, first out), E steps
-  // onto lower pixels (the flood takes those at once, before any pixel at the level). Every step
-  // raises the key, E overflowing into D; only D saturating (a plateau path of a million pixels)
-  // would not, and then no parent is found (label 0) rather than a cycle.
+  // 8- and 16-bit reliefs: level (16) | D (20) | R (16) | E (12). The flood labels a pixel when
+  // its first neighbour leaves the queue, and takes the pixels of one level in the order they were
+  // pushed, so a key stands for the sequence of levels along the chain of pushers back to the
+  // marker, compared lexicographically: D counts the steps at the key's level (fewer steps were
+  // pushed earlier), R is the level below that the chain rose from (a lower one left the queue
+  // earlier), E counts steps onto lower pixels (the flood takes those at once, before any pixel at
+  // the level). Every step raises the key, E overflowing into D; only D saturating (a plateau path
+  // of a million pixels) would not, and then no parent is found (label 0) rather than a cycle.
   constexpr bool narrow = sizeof(T) <= 2;
-  constexpr int level_shift = narrow ? 48 : 32, d_bits = narrow ? 20 : 22, e_bits = narrow ? 12 : 10;
+  constexpr int level_shift = narrow ? 48 : 32, d_bits = narrow ? 20 : 22, r_bits = narrow ? 16 : 0,
+                e_bits = narrow ? 12 : 10;
+  constexpr int d_shift = r_bits + e_bits;
   constexpr std::uint64_t d_max = (std::uint64_t(1) << d_bits) - 1, e_max = (std::uint64_t(1) << e_bits) - 1;
   auto step = [=] KOKKOS_FUNCTION(std::uint64_t from, std::uint32_t level_q) -> std::uint64_t {
     if (from == unreached) return unreached;
     std::uint32_t const level_p = std::uint32_t(from >> level_shift);
     if (level_q > level_p) {
-      std::uint64_t const rose_from = narrow ? std::uint64_t(level_p) << 32 : 0;
+      std::uint64_t const rose_from = narrow ? std::uint64_t(level_p) << e_bits : 0;
       return std::uint64_t(level_q) << level_shift | rose_from;
     }
-    std::uint64_t const d = (from >> e_bits) & d_max, e = from & e_max;
-    std::uint64_t const top = from & ~((std::uint64_t(1) << (d_bits + e_bits)) - 1);
-    if (level_q == level_p || e == e_max) return d == d_max ? from : top | (d + 1) << e_bits;
-    return top | d << e_bits | (e + 1);
+    std::uint64_t const d = (from >> d_shift) & d_max, e = from & e_max;
+    std::uint64_t const level_and_rose = from & ~(((std::uint64_t(1) << d_bits) - 1) << d_shift) & ~e_max;
+    if (level_q == level_p || e == e_max) return d == d_max ? from : level_and_rose | (d + 1) << d_shift;
+    return from + 1;
   };
   int const count = eight ? 8 : 4;
 
-  // Relaxation sweeps until no key changes; on hosts a thread walks its rows in order, forward and
-  // backward on alternate sweeps, so chains along the sweep converge within one sweep.
-  for (int sweep = 0;; ++sweep) {
-    bool const backward = sweep % 2 == 1;
-    int changed = 0;
-    Kokkos::parallel_reduce(
-        "gigaseg::watershed::relax", on_host ? Policy(space, int(height), 1) : Policy(space, int(height), Kokkos::AUTO),
-        KOKKOS_LAMBDA(Member const& member, int& any) {
-          index_t const y = backward ? height - 1 - member.league_rank() : member.league_rank();
-          int row_changed = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(member, width),
-              [&](index_t i, int& local) {
-                index_t const x = backward ? width - 1 - i : i;
-                if (masked && mask(y, x) == 0) return;
-                if (parent(y, x) == y * width + x) return;  // a marker
-                std::uint32_t const level_q = level_key(relief(y, x));
-                std::uint64_t best = key(y, x);
-                for (int k = 0; k < count; ++k) {
-                  index_t ny, nx;
-                  if (!neighbour(k, y, x, ny, nx)) continue;
-                  std::uint64_t const c = step(key(ny, nx), level_q);
-                  best = c < best ? c : best;
-                }
-                if (best < key(y, x)) {
-                  key(y, x) = best;
-                  local = 1;
-                }
-              },
-              Kokkos::Max<int>(row_changed));
-          Kokkos::single(Kokkos::PerTeam(member), [&] { any = row_changed > any ? row_changed : any; });
-        },
-        Kokkos::Max<int>(changed));
-    if (changed <= 0) break;  // Max starts from the lowest int
-  }
+  // Relaxation to the fixpoint, tile by tile in scratch memory (detail/relaxation.hpp).
+  relax_to_fixpoint(space, "gigaseg::watershed::relax", key,
+                    KOKKOS_LAMBDA(index_t y, index_t x, std::uint64_t own, TileAccess<std::uint64_t> const& at) {
+                      if (masked && mask(y, x) == 0) return own;
+                      if (parent(y, x) == y * width + x) return own;  // a marker
+                      std::uint32_t const level_q = level_key(relief(y, x));
+                      std::uint64_t best = own;
+                      for (int k = 0; k < count; ++k) {
+                        index_t ny, nx;
+                        if (!neighbour(k, y, x, ny, nx)) continue;
+                        std::uint64_t const c = step(at(ny, nx), level_q);
+                        best = c < best ? c : best;
+                      }
+                      return best;
+                    });
 
   // Parents: the neighbour whose step gives the pixel's key exactly, smallest (key, index) first.
   for_each_row_pixel(space, "gigaseg::watershed::parents", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {

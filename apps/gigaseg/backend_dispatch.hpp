@@ -66,6 +66,10 @@ ImageView<std::uint8_t, typename Space::memory_space> gray8_on(Space const& spac
                 std::string("this command needs an 8-bit gray or RGB image, not ") + to_string(pixel_type(image)));
 }
 
+// Commands that need 8-bit RGB (k-means): gray becomes R = G = B; other pixel types are an input
+// error naming the file and the command.
+HostImage<Rgb8> rgb8_of(AnyHostImage const& image, std::string const& path, char const* command);
+
 Path parse_path(std::string const& text);
 
 }  // namespace gigaseg::cli

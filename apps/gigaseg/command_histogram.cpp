@@ -6,13 +6,6 @@
 
 namespace gigaseg::cli {
 
-Path parse_path(std::string const& text) {
-  if (text == "auto") return Path::automatic;
-  if (text == "portable") return Path::portable;
-  if (text == "tuned") return Path::tuned;
-  GIGASEG_THROW(ErrorKind::usage, "--path", "unknown path '" + text + "' (expected auto, portable or tuned)");
-}
-
 Command make_histogram_command(CLI::App& parent) {
   struct Arguments {
     std::string input, path = "auto";

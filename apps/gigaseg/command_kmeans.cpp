@@ -35,20 +35,7 @@ Command make_kmeans_command(CLI::App& parent) {
       StageTimer timer(session, "read");
       image = read_image(arguments->input);
     }
-    HostImage<Rgb8> rgb;
-    if (auto const* colour = std::get_if<HostImage<Rgb8>>(&image)) {
-      rgb = *colour;
-    } else if (auto const* gray = std::get_if<HostImage<std::uint8_t>>(&image)) {
-      rgb = HostImage<Rgb8>("gigaseg::cli::gray_as_rgb", gray->width(), gray->height());
-      for (index_t y = 0; y < rgb.height(); ++y)
-        for (index_t x = 0; x < rgb.width(); ++x) {
-          std::uint8_t const v = (*gray)(y, x);
-          rgb(y, x) = Rgb8{v, v, v};
-        }
-    } else {
-      GIGASEG_THROW(ErrorKind::input, arguments->input,
-                    std::string("kmeans needs an 8-bit RGB or gray image, not ") + to_string(pixel_type(image)));
-    }
+    HostImage<Rgb8> const rgb = rgb8_of(image, arguments->input, "kmeans");
     KMeansParams params;
     params.k = arguments->k;
     params.iterations = arguments->iterations;

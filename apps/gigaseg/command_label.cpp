@@ -1,11 +1,9 @@
 // gigaseg label IN OUT [--connectivity 4|8] [--stats CSV] [--equal-value]: connected components of
 // the nonzero pixels, canonical numbering (shared/CLI.md); prints N.
-// gigaseg segment IN OUT --pipeline nuclei [--stats CSV] [--overlay PNG]: gray, Otsu, label, stats.
 #include "apps/gigaseg/backend_dispatch.hpp"
 #include "apps/gigaseg/label_output.hpp"
 #include "core/io/atomic_file.hpp"
 #include "algorithms/label.hpp"
-#include "algorithms/pipelines/nuclei.hpp"
 #include "algorithms/region_stats.hpp"
 
 #include <iostream>
@@ -84,87 +82,6 @@ Command make_label_command(CLI::App& parent) {
     r["connectivity"] = params.connectivity;
     r["components"] = components;
     if (!session.options.json && !session.options.quiet) std::cout << components << "\n";
-  };
-  return command;
-}
-
-Command make_segment_command(CLI::App& parent) {
-  struct Arguments {
-    std::string input, output, pipeline, stats, overlay, foreground = "auto";
-    int connectivity = 8;
-  };
-  auto arguments = std::make_shared<Arguments>();
-  Command command;
-  command.name = "segment";
-  command.app = parent.add_subcommand("segment", "end-to-end segmentation pipelines");
-  command.app->add_option("IN", arguments->input, "input image (8-bit gray or RGB)")->required();
-  command.app->add_option("OUT", arguments->output, "label image (.tif: 32-bit; .png: if N fits 16 bits)")->required();
-  command.app->add_option("--pipeline", arguments->pipeline, "nuclei (cells and kmeans: issue 6)")
-      ->required()
-      ->check(CLI::IsMember({"nuclei"}));
-  command.app->add_option("--stats", arguments->stats, "CSV of the regions");
-  command.app->add_option("--overlay", arguments->overlay, "PNG of the input with coloured region boundaries");
-  command.app->add_option("--foreground", arguments->foreground, "auto|bright|dark: which side of Otsu's T is a nucleus")
-      ->check(CLI::IsMember({"auto", "bright", "dark"}));
-  command.app->add_option("--connectivity", arguments->connectivity, "4 or 8")->check(CLI::IsMember({4, 8}));
-  command.run = [arguments](Session& session) {
-    check_label_output(arguments->output);
-    if (!arguments->stats.empty()) {
-      AtomicOutput check(arguments->stats);
-    }
-    if (!arguments->overlay.empty()) {
-      GIGASEG_REQUIRE(format_for_extension(arguments->overlay) == ImageFormat::png, ErrorKind::usage, "--overlay",
-                      "the overlay is a .png file");
-      AtomicOutput check(arguments->overlay);
-    }
-    AnyHostImage image;
-    {
-      StageTimer timer(session, "read");
-      image = read_image(arguments->input);
-    }
-    NucleiParams params;
-    params.connectivity = arguments->connectivity;
-    params.foreground = arguments->foreground == "bright" ? Foreground::bright
-                        : arguments->foreground == "dark" ? Foreground::dark
-                                                           : Foreground::automatic;
-    NucleiResult result;
-    HostImage<Label> labels;
-    {
-      StageTimer timer(session, "compute");
-      on_backend(session, width(image) * height(image), [&](auto const& space) {
-        using Memory = typename std::decay_t<decltype(space)>::memory_space;
-        ImageView<std::uint8_t const, Memory> gray;
-        {
-          auto const start = std::chrono::steady_clock::now();
-          gray = gray8_on(space, image, arguments->input);
-          space.fence();
-          session.timings_ms["upload_gray"] =
-              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        }
-        ImageView<Label, Memory> out("gigaseg::cli::labels", width(image), height(image));
-        result = segment_nuclei(space, gray, out, params);
-        auto const start = std::chrono::steady_clock::now();
-        labels = download(space, out);
-        session.timings_ms["download"] =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      });
-    }
-    for (auto const& [stage, ms] : result.timings_ms) session.timings_ms[stage] = ms;
-    {
-      StageTimer timer(session, "write");
-      write_label_image(arguments->output, labels, result.components);
-      if (!arguments->stats.empty()) write_stats_csv(arguments->stats, result.regions);
-      if (!arguments->overlay.empty()) write_overlay(arguments->overlay, image, labels);
-    }
-    auto& r = session.report;
-    r["command"] = "segment";
-    r["pipeline"] = arguments->pipeline;
-    r["width"] = width(image);
-    r["height"] = height(image);
-    r["threshold"] = result.threshold;
-    r["foreground"] = result.dark ? "dark" : "bright";
-    r["components"] = result.components;
-    if (!session.options.json && !session.options.quiet) std::cout << result.components << "\n";
   };
   return command;
 }

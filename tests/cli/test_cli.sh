@@ -210,6 +210,26 @@ check segment-json python3 -c "import json; d=json.load(open('$work/out')); asse
 check segment-overlay test -s "$work/s.png"
 expect 2 segment-unknown-pipeline -- segment "$work/l.pgm" "$work/s2.tif" --pipeline watershed
 check segment-unknown-names one_line_naming "pipeline"
+
+# demo and the cells / kmeans pipelines on its synthetic tissue (every drawn cell found).
+expect 0 demo -- --json demo --size 512 --out "$work/demo"
+check demo-json python3 -c "import json; d=json.load(open('$work/out')); assert d['components']==d['cells_drawn']>=10 and all(k in d['timings_ms'] for k in ('edt','markers','watershed','merge'))"
+check demo-files test -s "$work/demo/tissue.png" -a -s "$work/demo/labels.tif" -a -s "$work/demo/overlay.png"
+cells=$(python3 -c "import json; print(json.load(open('$work/out'))['cells_drawn'])")
+expect 0 segment-cells -- --json segment "$work/demo/tissue.png" "$work/c.tif" --pipeline cells --stats "$work/c.csv" --overlay "$work/c.png"
+check segment-cells-json python3 -c "import json; d=json.load(open('$work/out')); assert d['components']==$cells and d['foreground']=='dark' and d['markers']==$cells and all(k in d['timings_ms'] for k in ('median','otsu','open','edt','markers','watershed','merge','stats'))"
+check segment-cells-stats test "$(wc -l <"$work/c.csv")" -eq $((cells + 1))
+expect 0 segment-cells-gradient -- --json segment "$work/demo/tissue.png" "$work/cg.tif" --pipeline cells --relief gradient --background-distance 6
+check segment-cells-gradient-json python3 -c "import json; d=json.load(open('$work/out')); assert 0 < d['components'] <= $cells and 'relief' in d['timings_ms']"
+expect 0 segment-kmeans -- --json segment "$work/demo/tissue.png" "$work/k.tif" --pipeline kmeans --k 2 --seed 1
+check segment-kmeans-json python3 -c "import json; d=json.load(open('$work/out')); assert d['object_class']==0 and d['components']>=1 and len(d['centres'])==2 and 'kmeans' in d['timings_ms']"
+expect 2 segment-bad-open -- segment "$work/demo/tissue.png" "$work/x.tif" --pipeline cells --open 4
+check segment-bad-open-names one_line_naming "open"
+expect 2 segment-bad-class -- segment "$work/demo/tissue.png" "$work/x.tif" --pipeline kmeans --k 2 --class 2
+check segment-bad-class-names one_line_naming "class"
+check segment-bad-no-output test ! -e "$work/x.tif"
+expect 3 demo-bad-folder -- demo --size 64 --out /proc/gigaseg-demo
+check demo-bad-folder-names one_line_naming "gigaseg-demo"
 check no-temporaries-after-labels test -z "$(find "$work" -name '.*.tmp')"
 
 echo "$passes passed, $failures failed"

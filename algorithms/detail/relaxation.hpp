@@ -1,0 +1,111 @@
+#pragma once
+// Tile-local relaxation to a fixpoint, the parallel engine behind the watershed's minimum-path
+// keys and the markers' morphological reconstruction.
+//
+// `values` holds one value a pixel; `update(y, x, own, at)` returns the pixel's new value from its
+// own and its neighbours' (`at(ny, nx)`, any of the 8 neighbours inside the image). Updates must be
+// monotone (each only ever lowers, or only ever raises, a value, towards a unique fixpoint): then
+// any order of updates, racing or not, ends at the same values, so the result is deterministic.
+//
+// A team loads a tile and its one-pixel halo into scratch memory, relaxes the tile there until it
+// stops changing (the halo as loaded), and writes it back; sweeps over all tiles repeat until no
+// tile changes. Propagation inside a tile costs scratch accesses only, so the global sweeps needed
+// fall from the longest path in pixels to about that path in tiles. GPU: 32 x 32 tiles, the team's
+// threads updating the tile's pixels in parallel rounds. Host: one thread a 64 x 256 tile,
+// sweeping it forward and backward in turn (Gauss-Seidel).
+#include "algorithms/detail/stencil.hpp"
+#include "core/image.hpp"
+
+#include <Kokkos_Core.hpp>
+
+namespace gigaseg::detail {
+
+// A tile and its halo in scratch memory, addressed by image coordinates.
+template <class V>
+struct TileAccess {
+  V* data;
+  index_t y0, x0, stride;  // (y0, x0): the image pixel at data[0] (the halo's top-left)
+  KOKKOS_INLINE_FUNCTION V& operator()(index_t y, index_t x) const { return data[(y - y0) * stride + (x - x0)]; }
+};
+
+template <class ExecSpace, class V, class Update>
+void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, typename ExecSpace::memory_space> const& values,
+                       Update const& update) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  constexpr bool on_host = runs_on_host<ExecSpace>();
+  constexpr index_t tile_h = on_host ? 64 : 32, tile_w = on_host ? 256 : 32;
+  constexpr index_t stride = tile_w + 2;
+  constexpr int scratch_level = on_host ? 1 : 0;
+  index_t const width = values.width(), height = values.height();
+  if (width == 0 || height == 0) return;
+  index_t const tiles_x = (width + tile_w - 1) / tile_w, tiles_y = (height + tile_h - 1) / tile_h;
+  std::size_t const bytes = std::size_t((tile_h + 2) * stride) * sizeof(V);
+  for (int sweep = 0;; ++sweep) {
+    Policy policy = on_host ? Policy(space, int(tiles_x * tiles_y), 1) : Policy(space, int(tiles_x * tiles_y), 256);
+    policy.set_scratch_size(scratch_level, Kokkos::PerTeam(bytes));
+    int changed = 0;
+    Kokkos::parallel_reduce(
+        name, policy,
+        KOKKOS_LAMBDA(Member const& member, int& any) {
+          index_t const ty = member.league_rank() / tiles_x, tx = member.league_rank() % tiles_x;
+          index_t const y0 = ty * tile_h, x0 = tx * tile_w;
+          index_t const y1 = y0 + tile_h < height ? y0 + tile_h : height, x1 = x0 + tile_w < width ? x0 + tile_w : width;
+          index_t const hy0 = y0 > 0 ? y0 - 1 : 0, hx0 = x0 > 0 ? x0 - 1 : 0;
+          index_t const hy1 = y1 < height ? y1 + 1 : height, hx1 = x1 < width ? x1 + 1 : width;
+          TileAccess<V> const at{static_cast<V*>(member.team_scratch(scratch_level).get_shmem(bytes)), y0 - 1, x0 - 1, stride};
+          index_t const hw = hx1 - hx0, th = y1 - y0, tw = x1 - x0;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, (hy1 - hy0) * hw), [&](index_t i) {
+            index_t const y = hy0 + i / hw, x = hx0 + i % hw;
+            at(y, x) = values(y, x);
+          });
+          member.team_barrier();
+          int tile_changed = 0;
+          for (int round = 0;; ++round) {
+            int round_changed = 0;
+            if (on_host) {
+              // Forward and backward raster sweeps in turn: chains along either direction settle
+              // within one sweep.
+              bool const backward = round % 2 == 1;
+              for (index_t i = 0; i < th * tw; ++i) {
+                index_t const j = backward ? th * tw - 1 - i : i;
+                index_t const y = y0 + j / tw, x = x0 + j % tw;
+                V const own = at(y, x);
+                V const next = update(y, x, own, at);
+                if (!(next == own)) {
+                  at(y, x) = next;
+                  round_changed = 1;
+                }
+              }
+            } else {
+              Kokkos::parallel_reduce(
+                  Kokkos::TeamThreadRange(member, th * tw),
+                  [&](index_t i, int& local) {
+                    index_t const y = y0 + i / tw, x = x0 + i % tw;
+                    V const own = at(y, x);
+                    V const next = update(y, x, own, at);
+                    if (!(next == own)) {
+                      at(y, x) = next;
+                      local = 1;
+                    }
+                  },
+                  Kokkos::Max<int>(round_changed));
+              member.team_barrier();
+            }
+            if (round_changed <= 0) break;  // Max starts from the lowest int
+            tile_changed = 1;
+          }
+          if (tile_changed) {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(member, th * tw), [&](index_t i) {
+              index_t const y = y0 + i / tw, x = x0 + i % tw;
+              values(y, x) = at(y, x);
+            });
+            Kokkos::single(Kokkos::PerTeam(member), [&] { any = 1; });
+          }
+        },
+        Kokkos::Max<int>(changed));
+    if (changed <= 0) break;
+  }
+}
+
+}  // namespace gigaseg::detail

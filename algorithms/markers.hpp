@@ -1,0 +1,81 @@
+#pragma once
+// Watershed markers and the clean-up after the watershed (seed 002 sections 5.1 and 5.3, issue 6).
+//
+// distance_markers(): one marker per h-maximum of a distance map. The h-maxima transform is the
+// morphological reconstruction by dilation of (D - h) under D, restricted to the foreground
+// (D > 0); its regional maxima are the peaks that rise more than h above the saddle joining them to
+// any higher peak, so noise ripples on a distance ridge give no extra marker. Each foreground
+// component keeps at least one marker (its highest plateau). Markers closer than
+// `min_separation` (Euclidean, between centroids) to a higher marker of the same foreground
+// component are then dropped, higher meaning a larger reconstructed height, ties to the lower
+// label; the rest are numbered 1..M in raster order of their first pixel. Everything is exact (min,
+// max and comparisons of the distance values; integer sums), so the markers are the same on every
+// backend and run.
+//
+// background_markers(): the pixels at least `min_distance` from every foreground pixel (an exact
+// distance transform of the background) take `label`: seed 002's background markers, which stop a
+// watershed over a gradient relief from flooding the background from the cells.
+//
+// merge_small_regions(): every region with fewer than `min_area` pixels merges into the adjacent
+// region sharing the longest boundary with it (4-neighbour pixel edges; ties to the smaller
+// label), smallest regions first (ties to the lower label), merged areas adding up; a small region
+// with no labelled neighbour is removed (set to 0). The regions left are numbered 1..N in raster
+// order of their first pixel, as label() numbers components.
+#include "algorithms/detail/label_types.hpp"
+#include "core/image.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace gigaseg {
+
+struct MarkerParams {
+  float h = 1.0f;              // h-maxima height, in distance units (pixels); > 0
+  float min_separation = 0.f;  // pixels; 0 keeps every h-maximum
+  int connectivity = 8;        // of the foreground, the plateaus and the markers
+};
+
+// markers(y, x) = 1..M on the markers, 0 elsewhere; returns M. `distance` >= 0, 0 = background.
+// Fences `space`.
+template <class ExecSpace>
+index_t distance_markers(ExecSpace const& space, ImageView<float const, typename ExecSpace::memory_space> const& distance,
+                         ImageView<Label, typename ExecSpace::memory_space> const& markers, MarkerParams const& params = {});
+
+// markers(y, x) = label where mask(y, x) == 0 and the distance to the nearest mask pixel != 0 is at
+// least min_distance; other pixels are left as they are. Returns how many pixels were marked (0
+// when the mask is empty: no distance is then defined, nothing is marked). Fences `space`.
+template <class ExecSpace>
+index_t background_markers(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask,
+                           ImageView<Label, typename ExecSpace::memory_space> const& markers, float min_distance, Label label);
+
+// Merges the regions 1..count of `labels` smaller than min_area (above) in place; returns the new
+// count. Fences `space`.
+template <class ExecSpace>
+index_t merge_small_regions(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory_space> const& labels,
+                            index_t count, index_t min_area);
+
+namespace detail {
+
+// The host decisions behind the functions above (algorithms/markers.cpp).
+struct MarkerSummary {
+  double sum_x = 0, sum_y = 0;
+  index_t area = 0;
+  float height = 0;   // reconstructed height of the marker's plateau
+  Label component = 0;  // foreground component
+};
+// new_id[l] for markers l = 1..M (index 0 unused): 0 when dropped, else 1..kept in label order.
+std::vector<Label> separate_markers(std::vector<MarkerSummary> const& markers, float min_separation);
+
+// Region merging: `area[l]` and `first[l]` (first pixel's raster index) for l = 1..count, `edges`
+// the (a, b) label pairs of 4-neighbour pixel edges between different labels (a < b, repeated per
+// edge). Returns new_id[l], 0 = removed, consecutive in raster order of the merged regions' first
+// pixels.
+std::vector<Label> merge_plan(std::vector<index_t> const& area, std::vector<index_t> const& first,
+                              std::vector<std::uint64_t> const& edges, index_t min_area, index_t& merged_count);
+
+}  // namespace detail
+}  // namespace gigaseg
+
+#include "algorithms/detail/markers_portable.hpp"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# On the H200 (after scripts/pack-device.sh here): the whole test suite and the CLI tests,
+# compute-sanitizer memcheck and racecheck over the distance, markers, watershed and pipeline
+# tests, bench_distance (EDT, watershed, the cells pipeline), `gigaseg demo` at 8192^2, and NPP's
+# and CuPy's EDT on the same masks in the same job. Readable summary in $OUT/report.txt, benchmark
+# JSON and logs beside it. Used for docs/performance.md (issue 6).
+set -u
+export SANITIZE=1 PEERS=0 BENCHES='bench_distance' BENCH_FILTER='Cuda'
+export RACE_FILTER='Distance/Cuda.*:Markers/Cuda.*:WatershedOnBackend/Cuda.Golden*'
+export MEMCHECK_FILTER='Distance/Cuda.*:Markers/Cuda.*:WatershedOnBackend/Cuda.Golden*:Pipelines/Cuda.*'
+export GIGASEG_PEER_INPUTS=/tmp/peer-inputs
+mkdir -p /tmp/logs "$GIGASEG_PEER_INPUTS"
+OUT_FINAL=$OUT
+OUT=/tmp/logs timeout 400 bash scripts/device-run.sh > /tmp/logs/run.log 2>&1
+cp /tmp/logs/bench_distance.json /tmp/logs/bench_distance.log /tmp/logs/summary.txt /tmp/logs/run.log "$OUT_FINAL/" 2>/dev/null
+grep -m 60 -B2 -A12 "Race reported\|Error\|Invalid" /tmp/logs/racecheck.log /tmp/logs/memcheck.log > "$OUT_FINAL/sanitizer-detail.txt" 2>/dev/null
+nvcc -O2 -arch=sm_90 .devbuild/peers/npp_distance.cu -o /tmp/npp_distance -lnppif -lnppc > /tmp/logs/npp-build.log 2>&1
+report=$OUT_FINAL/report.txt
+{
+  cat /tmp/logs/summary.txt
+  grep -hE "^\[  FAILED|Failure|Expected|Which is|  Actual|ERROR SUMMARY|RACECHECK SUMMARY|^not ok|FAIL" /tmp/logs/unit-all.log /tmp/logs/cli.log /tmp/logs/memcheck.log /tmp/logs/racecheck.log | head -40
+  tail -2 /tmp/logs/cli.log
+  cat /tmp/logs/bench_distance.txt
+  timeout 60 /tmp/npp_distance "$GIGASEG_PEER_INPUTS" 2>&1 || tail -5 /tmp/logs/npp-build.log
+  PYTHONUNBUFFERED=1 timeout 90 python3 .devbuild/peers/cupy_distance.py "$GIGASEG_PEER_INPUTS" 2>&1 | tail -4
+  LD_LIBRARY_PATH=.devbuild/lib timeout 60 .devbuild/gigaseg --backend cuda demo --size 8192 --out /tmp/demo 2>&1 | tail -16
+} > "$report" 2>&1
+cat "$report"
