@@ -23,6 +23,6 @@ report=$OUT_FINAL/report.txt
   cat /tmp/logs/bench_distance.txt
   timeout 60 /tmp/npp_distance "$GIGASEG_PEER_INPUTS" 2>&1 || tail -5 /tmp/logs/npp-build.log
   PYTHONUNBUFFERED=1 timeout 90 python3 .devbuild/peers/cupy_distance.py "$GIGASEG_PEER_INPUTS" 2>&1 | tail -4
-  LD_LIBRARY_PATH=.devbuild/lib timeout 60 .devbuild/gigaseg --backend cuda demo --size 8192 --out /tmp/demo 2>&1 | tail -16
+  LD_LIBRARY_PATH=.devbuild/lib timeout 120 .devbuild/gigaseg --backend cuda demo --size 8192 --out /tmp/demo 2>&1 | tail -16
 } > "$report" 2>&1
 cat "$report"

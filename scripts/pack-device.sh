@@ -11,6 +11,7 @@ rm -rf "$out" && mkdir -p "$out/lib"
 for exe in tests/gigaseg_tests apps/gigaseg perf/bench_foundation perf/bench_pixel_ops perf/bench_label perf/bench_filters perf/bench_distance; do
   [ -x "$build/$exe" ] && cp "$build/$exe" "$out/"
 done
+strip "$out"/gigaseg_tests "$out"/gigaseg "$out"/bench_* 2>/dev/null || true  # the carry limit is 64 MiB
 cp -r "$root/tests/cli" "$out/cli"
 cp "$root/perf/report.py" "$out/"
 cp -r "$root/perf/peers" "$out/peers"

@@ -76,6 +76,10 @@ std::vector<HostImage<std::uint8_t>> cases() {
   for (index_t y = 0; y < 6; ++y)
     for (index_t x = 0; x < 1300; ++x) wide(y, x) = (x == 2 && y == 1) || (x == 1297 && y == 5) || (y == 4 && x == 650) ? 0 : 9;
   images.push_back(wide);
+  // Columns of several 64-row segments (the CUDA column pass), and a row long enough for 64-bit
+  // squares in the CUDA search (width + height > 46340).
+  images.push_back(test::random_mask(3, 300, 0.97, 14));
+  images.push_back(test::random_mask(46400, 1, 0.999, 13));
   return images;
 }
 

@@ -82,7 +82,7 @@ HostImage<Label> reference_markers(HostImage<float> const& d, float h, bool eigh
       seen(y, x) = 1;
       bool maximum = true;
       while (!stack.empty()) {
-        auto const [py, px] = stack.back();
+        index_t const py = stack.back().first, px = stack.back().second;
         stack.pop_back();
         neighbours(py, px, [&](index_t ny, index_t nx) {
           if (rec(ny, nx) > rec(py, px)) maximum = false;

@@ -148,7 +148,7 @@ void van_herk_columns(ExecSpace const& space, ImageView<std::uint8_t const, type
     // Whole rows at a time, so that every step is a vectorised row operation; `acc` is a row of
     // team scratch.
     using Policy = Kokkos::TeamPolicy<ExecSpace>;
-    std::size_t const bytes = std::size_t(width);
+    std::size_t const bytes = (std::size_t(width) + 15) / 16 * 16;  // Kokkos aligns scratch requests
     Kokkos::parallel_for("gigaseg::morphology::van_herk_columns",
                          Policy(space, int(blocks), 1).set_scratch_size(1, Kokkos::PerTeam(bytes)),
                          KOKKOS_LAMBDA(typename Policy::member_type const& member) {

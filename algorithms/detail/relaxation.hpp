@@ -40,7 +40,9 @@ void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, ty
   index_t const width = values.width(), height = values.height();
   if (width == 0 || height == 0) return;
   index_t const tiles_x = (width + tile_w - 1) / tile_w, tiles_y = (height + tile_h - 1) / tile_h;
-  std::size_t const bytes = std::size_t((tile_h + 2) * stride) * sizeof(V);
+  // Rounded up to 16 bytes: Kokkos aligns scratch requests, and a request rounded past the size
+  // reserved would get no memory at all (1-byte values: 34 x 34 = 1156 bytes).
+  std::size_t const bytes = (std::size_t((tile_h + 2) * stride) * sizeof(V) + 15) / 16 * 16;
   for (int sweep = 0;; ++sweep) {
     Policy policy = on_host ? Policy(space, int(tiles_x * tiles_y), 1) : Policy(space, int(tiles_x * tiles_y), 256);
     policy.set_scratch_size(scratch_level, Kokkos::PerTeam(bytes));
@@ -60,6 +62,15 @@ void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, ty
             at(y, x) = values(y, x);
           });
           member.team_barrier();
+          // Updates the tile's j-th pixel; 1 if it changed.
+          auto relax_pixel = [&](index_t j) -> int {
+            index_t const y = y0 + j / tw, x = x0 + j % tw;
+            V const own = at(y, x);
+            V const next = update(y, x, own, at);
+            if (next == own) return 0;
+            at(y, x) = next;
+            return 1;
+          };
           int tile_changed = 0;
           for (int round = 0;; ++round) {
             int round_changed = 0;
@@ -67,28 +78,10 @@ void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, ty
               // Forward and backward raster sweeps in turn: chains along either direction settle
               // within one sweep.
               bool const backward = round % 2 == 1;
-              for (index_t i = 0; i < th * tw; ++i) {
-                index_t const j = backward ? th * tw - 1 - i : i;
-                index_t const y = y0 + j / tw, x = x0 + j % tw;
-                V const own = at(y, x);
-                V const next = update(y, x, own, at);
-                if (!(next == own)) {
-                  at(y, x) = next;
-                  round_changed = 1;
-                }
-              }
+              for (index_t i = 0; i < th * tw; ++i) round_changed |= relax_pixel(backward ? th * tw - 1 - i : i);
             } else {
               Kokkos::parallel_reduce(
-                  Kokkos::TeamThreadRange(member, th * tw),
-                  [&](index_t i, int& local) {
-                    index_t const y = y0 + i / tw, x = x0 + i % tw;
-                    V const own = at(y, x);
-                    V const next = update(y, x, own, at);
-                    if (!(next == own)) {
-                      at(y, x) = next;
-                      local = 1;
-                    }
-                  },
+                  Kokkos::TeamThreadRange(member, th * tw), [&](index_t i, int& local) { local = relax_pixel(i) ? 1 : local; },
                   Kokkos::Max<int>(round_changed));
               member.team_barrier();
             }

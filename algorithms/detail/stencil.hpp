@@ -73,7 +73,8 @@ void tiled_stencil(ExecSpace const& space, char const* label, ImageView<T const,
   index_t const width = in.width(), height = in.height();
   if (width == 0 || height == 0) return;
   int const tile_w = Shape::width + 2 * rx, tile_h = Shape::height + 2 * ry;
-  std::size_t const scratch = std::size_t(tile_w) * std::size_t(tile_h) * sizeof(S);
+  // Rounded up to 16 bytes, as Kokkos aligns the request (else get_shmem may find too little).
+  std::size_t const scratch = (std::size_t(tile_w) * std::size_t(tile_h) * sizeof(S) + 15) / 16 * 16;
   // 48 KiB of shared memory per block on GPUs; host scratch is ordinary memory.
   GIGASEG_REQUIRE(scratch <= (on_host ? std::size_t(16) << 20 : std::size_t(48) << 10), ErrorKind::usage, label,
                   "neighbourhood of " + std::to_string(2 * rx + 1) + "x" + std::to_string(2 * ry + 1) +

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <type_traits>
 
 namespace gigaseg::cli {
 namespace {
@@ -40,12 +41,26 @@ struct Outcome {
   nlohmann::json report;  // pipeline-specific results
 };
 
+// The fields every pipeline result has; threshold pipelines add T and the side.
+template <class Result>
+Outcome outcome_of(Result&& r) {
+  Outcome o;
+  o.components = r.components;
+  o.regions = std::move(r.regions);
+  o.timings_ms = std::move(r.timings_ms);
+  if constexpr (std::is_same<std::decay_t<Result>, NucleiResult>::value || std::is_same<std::decay_t<Result>, CellsResult>::value) {
+    o.report["threshold"] = r.threshold;
+    o.report["foreground"] = r.dark ? "dark" : "bright";
+  }
+  return o;
+}
+
 template <class Space>
 Outcome run_pipeline(Space const& space, SegmentArguments const& a, AnyHostImage const& image,
                      ImageView<Label, typename Space::memory_space> const& labels, Session& session) {
   using Memory = typename Space::memory_space;
   Outcome o;
-  auto const start = std::chrono::steady_clock::now();
+  auto const start = std::chrono::steady_clock::now();  // the upload's
   if (a.pipeline == "kmeans") {
     HostImage<Rgb8> const rgb = rgb8_of(image, a.input, "the kmeans pipeline");
     auto const colour = upload(space, rgb);
@@ -60,9 +75,7 @@ Outcome run_pipeline(Space const& space, SegmentArguments const& a, AnyHostImage
     params.object_class = a.object_class;
     params.connectivity = a.connectivity;
     auto r = segment_kmeans(space, ImageView<Rgb8 const, Memory>(colour), labels, params);
-    o.components = r.components;
-    o.regions = std::move(r.regions);
-    o.timings_ms = std::move(r.timings_ms);
+    o = outcome_of(r);
     o.report["object_class"] = r.object_class;
     o.report["k"] = a.k;
     o.report["centres"] = nlohmann::json::array();
@@ -78,13 +91,7 @@ Outcome run_pipeline(Space const& space, SegmentArguments const& a, AnyHostImage
     NucleiParams params;
     params.connectivity = a.connectivity;
     params.foreground = foreground_of(a.foreground);
-    auto r = segment_nuclei(space, in, labels, params);
-    o.components = r.components;
-    o.regions = std::move(r.regions);
-    o.timings_ms = std::move(r.timings_ms);
-    o.report["threshold"] = r.threshold;
-    o.report["foreground"] = r.dark ? "dark" : "bright";
-    return o;
+    return outcome_of(segment_nuclei(space, in, labels, params));
   }
   CellsParams params;
   params.foreground = foreground_of(a.foreground);
@@ -97,11 +104,7 @@ Outcome run_pipeline(Space const& space, SegmentArguments const& a, AnyHostImage
   params.background_distance = a.background_distance;
   params.connectivity = a.connectivity;
   auto r = segment_cells(space, in, labels, params);
-  o.components = r.components;
-  o.regions = std::move(r.regions);
-  o.timings_ms = std::move(r.timings_ms);
-  o.report["threshold"] = r.threshold;
-  o.report["foreground"] = r.dark ? "dark" : "bright";
+  o = outcome_of(r);
   o.report["markers"] = r.markers;
   return o;
 }

@@ -29,13 +29,15 @@ constexpr int threads = 128;
 constexpr int max_search = 512;
 
 // First (into `first`) and last (into `last`) zero row of each (column, segment); -1: none.
-__global__ void segment_zeros_kernel(std::uint8_t const* in, long long in_pitch, long long width, long long height,
-                                     long long segment_rows, int* first, int* last) {
+__global__ void segment_zeros_kernel(std::uint8_t const* __restrict__ in, long long in_pitch, long long width,
+                                     long long height, long long segment_rows, int* __restrict__ first,
+                                     int* __restrict__ last) {
   long long const x = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (x >= width) return;
   long long const segment = blockIdx.y;
   long long const y0 = segment * segment_rows, y1 = min(height, y0 + segment_rows);
   int lo = -1, hi = -1;
+#pragma unroll 8
   for (long long y = y0; y < y1; ++y) {
     if (in[y * in_pitch + x] == 0) {
       if (lo < 0) lo = int(y);
@@ -67,19 +69,23 @@ __global__ void carry_kernel(long long width, long long segments, int* first, in
 }
 
 // The nearest zero row of each pixel in its column, the row above winning ties.
-__global__ void column_rows_kernel(std::uint8_t const* in, long long in_pitch, int* rows, long long rows_pitch,
-                                   long long width, long long height, long long segment_rows, int const* below,
-                                   int const* above) {
+// __restrict__: the input bytes cannot alias the rows, so each walk's loads need not wait for the
+// previous row's store.
+__global__ void column_rows_kernel(std::uint8_t const* __restrict__ in, long long in_pitch, int* __restrict__ rows,
+                                   long long rows_pitch, long long width, long long height, long long segment_rows,
+                                   int const* __restrict__ below, int const* __restrict__ above) {
   long long const x = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (x >= width) return;
   long long const segment = blockIdx.y;
   long long const y0 = segment * segment_rows, y1 = min(height, y0 + segment_rows);
   int down = below[segment * width + x];
+#pragma unroll 8
   for (long long y = y1 - 1; y >= y0; --y) {
     if (in[y * in_pitch + x] == 0) down = int(y);
     rows[y * rows_pitch + x] = down;
   }
   int up = above[segment * width + x];
+#pragma unroll 8
   for (long long y = y0; y < y1; ++y) {
     int const d = rows[y * rows_pitch + x];
     if (d == int(y)) up = int(y);
@@ -89,47 +95,52 @@ __global__ void column_rows_kernel(std::uint8_t const* in, long long in_pitch, i
 
 // Pass 2: the outward search. Ties go to the leftmost column (the left candidate at offset k is
 // left of every candidate seen so far, the right one right of them), as in the portable envelope.
-__global__ void row_search_kernel(int const* rows, long long rows_pitch, long long width, long long height,
-                                  float* distance, long long distance_pitch, long long* squared, long long squared_pitch,
-                                  long long* nearest, long long nearest_pitch, int* redo) {
+// I: the integer type of the squares, 32-bit where (width + height)^2 fits (the common case,
+// cheaper), else 64-bit.
+template <class I>
+__global__ void row_search_kernel(int const* __restrict__ rows, long long rows_pitch, long long width, long long height,
+                                  float* __restrict__ distance, long long distance_pitch, long long* __restrict__ squared,
+                                  long long squared_pitch, long long* __restrict__ nearest, long long nearest_pitch,
+                                  int* __restrict__ redo) {
   long long const x = blockIdx.x * (long long)blockDim.x + threadIdx.x;
   if (x >= width) return;
-  long long const far = width + height;
+  I const far = I(width + height);
   for (long long y = blockIdx.y; y < height; y += gridDim.y) {
     int const* const row = rows + y * rows_pitch;
+    I const yy = I(y);
     auto g2 = [&](long long i) {
-      long long const r = __ldg(row + i);
-      long long const g = r < 0 ? far : (r > y ? r - y : y - r);
+      I const r = I(__ldg(row + i));
+      I const g = r < 0 ? far : (r > yy ? r - yy : yy - r);
       return g * g;
     };
-    long long best = g2(x), site = x;
+    I best = g2(x);
+    long long site = x;
     bool complete = false;
-    for (long long k = 1; k <= max_search; ++k) {
-      long long const kk = k * k;
+    for (int k = 1; k <= max_search; ++k) {
+      I const kk = I(k) * I(k);
       bool const left = x - k >= 0, right = x + k < width;
       if (kk > best || (!left && !right)) {
         complete = true;
         break;
       }
       if (left) {
-        long long const v = kk + g2(x - k);
+        I const v = kk + g2(x - k);
         if (v <= best) best = v, site = x - k;
       }
       if (right) {
-        long long const v = kk + g2(x + k);
+        I const v = kk + g2(x + k);
         if (v < best) best = v, site = x + k;
       }
     }
     if (!complete) {
-      complete = (long long)(max_search + 1) * (max_search + 1) > best ||
-                 (x - max_search - 1 < 0 && x + max_search + 1 >= width);
+      complete = I(max_search + 1) * I(max_search + 1) > best || (x - max_search - 1 < 0 && x + max_search + 1 >= width);
       if (!complete) {
         redo[y] = 1;
         continue;
       }
     }
     distance[y * distance_pitch + x] = float(sqrt(double(best)));
-    if (squared) squared[y * squared_pitch + x] = best;
+    if (squared) squared[y * squared_pitch + x] = (long long)best;
     if (nearest) nearest[y * nearest_pitch + x] = (long long)row[site] * width + site;
   }
 }
@@ -166,7 +177,9 @@ bool distance_transform(Kokkos::Cuda const& space, ImageView<std::uint8_t const,
   GIGASEG_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (!any) return false;
   unsigned const row_blocks = unsigned(std::min<long long>(height, 65535));
-  row_search_kernel<<<dim3{column_blocks, row_blocks}, threads, 0, stream>>>(
+  long long const far = width + height, reach = max_search + 1;
+  auto const search = far * far + reach * reach < (1LL << 31) ? row_search_kernel<int> : row_search_kernel<long long>;
+  search<<<dim3{column_blocks, row_blocks}, threads, 0, stream>>>(
       rows.data(), rows_pitch, width, height, distance.data(), distance.pitch_bytes() / (long long)sizeof(float),
       squared.empty() ? nullptr : reinterpret_cast<long long*>(squared.data()),
       squared.empty() ? 0 : squared.pitch_bytes() / (long long)sizeof(std::int64_t),

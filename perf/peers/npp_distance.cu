@@ -4,6 +4,8 @@
 // runs after a warm-up. Sites are the zero pixels (nMinSiteValue = nMaxSiteValue = 0), as in
 // gigaseg's transform; the Voronoi outputs are not asked for.
 //   nvcc -O2 -arch=sm_90 npp_distance.cu -o npp_distance -lnppif -lnppc
+#include "npp_timing.cuh"
+
 #include <cuda_runtime.h>
 #include <nppi_filtering_functions.h>
 
@@ -13,27 +15,6 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
-
-template <class F>
-float bench(F f, int n = 9) {
-  f();
-  cudaDeviceSynchronize();
-  std::vector<float> ts;
-  cudaEvent_t s, e;
-  cudaEventCreate(&s);
-  cudaEventCreate(&e);
-  for (int i = 0; i < n; ++i) {
-    cudaEventRecord(s);
-    f();
-    cudaEventRecord(e);
-    cudaEventSynchronize(e);
-    float ms;
-    cudaEventElapsedTime(&ms, s, e);
-    ts.push_back(ms);
-  }
-  std::sort(ts.begin(), ts.end());
-  return ts[ts.size() / 2];
-}
 
 int main(int argc, char** argv) {
   std::string const dir = argc > 1 ? argv[1] : ".";
@@ -52,13 +33,7 @@ int main(int argc, char** argv) {
     cudaMallocPitch(&src, &src_pitch, side, side);
     cudaMallocPitch(&dst, &dst_pitch, side * sizeof(float), side);
     cudaMemcpy2D(src, src_pitch, host.data(), side, side, side, cudaMemcpyHostToDevice);
-    NppStreamContext ctx{};
-    ctx.hStream = 0;
-    cudaGetDevice(&ctx.nCudaDeviceId);
-    cudaDeviceGetAttribute(&ctx.nMultiProcessorCount, cudaDevAttrMultiProcessorCount, ctx.nCudaDeviceId);
-    cudaDeviceGetAttribute(&ctx.nMaxThreadsPerMultiProcessor, cudaDevAttrMaxThreadsPerMultiProcessor, ctx.nCudaDeviceId);
-    cudaDeviceGetAttribute(&ctx.nMaxThreadsPerBlock, cudaDevAttrMaxThreadsPerBlock, ctx.nCudaDeviceId);
-    cudaDeviceGetAttribute(&ctx.nSharedMemPerBlock, cudaDevAttrMaxSharedMemoryPerBlock, ctx.nCudaDeviceId);
+    NppStreamContext const ctx = default_stream_context();
     NppiSize const roi{side, side};
     size_t buffer_bytes = 0;
     NppStatus status = nppiDistanceTransformPBAGetBufferSize(roi, &buffer_bytes);

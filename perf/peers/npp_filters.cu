@@ -4,6 +4,8 @@
 // which NPP gets for free: gigaseg's figure covers the whole image with replicate borders.
 // NPP 13 (CUDA 13) has only the stream-context (_Ctx) entry points.
 //   nvcc -O2 -arch=sm_90 npp_filters.cu -o npp_filters -lnppif -lnppim -lnppc
+#include "npp_timing.cuh"
+
 #include <cuda_runtime.h>
 #include <nppi_filtering_functions.h>
 #include <nppi_morphological_operations.h>
@@ -12,27 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-
-template <class F>
-float bench(F f, int n = 9) {
-  f();
-  cudaDeviceSynchronize();
-  std::vector<float> ts;
-  cudaEvent_t s, e;
-  cudaEventCreate(&s);
-  cudaEventCreate(&e);
-  for (int i = 0; i < n; ++i) {
-    cudaEventRecord(s);
-    f();
-    cudaEventRecord(e);
-    cudaEventSynchronize(e);
-    float ms;
-    cudaEventElapsedTime(&ms, s, e);
-    ts.push_back(ms);
-  }
-  std::sort(ts.begin(), ts.end());
-  return ts[ts.size() / 2];
-}
 
 int main(int argc, char** argv) {
   int const side = argc > 1 ? std::atoi(argv[1]) : 20000;
@@ -44,17 +25,7 @@ int main(int argc, char** argv) {
   unsigned s = 1;
   for (auto& v : host) v = (unsigned char)((s = s * 1664525u + 1013904223u) >> 24);
   cudaMemcpy2D(src, pitch, host.data(), side, side, side, cudaMemcpyHostToDevice);
-  NppStreamContext ctx{};
-  ctx.hStream = 0;
-  cudaGetDevice(&ctx.nCudaDeviceId);
-  cudaDeviceGetAttribute(&ctx.nMultiProcessorCount, cudaDevAttrMultiProcessorCount, ctx.nCudaDeviceId);
-  cudaDeviceGetAttribute(&ctx.nMaxThreadsPerMultiProcessor, cudaDevAttrMaxThreadsPerMultiProcessor, ctx.nCudaDeviceId);
-  cudaDeviceGetAttribute(&ctx.nMaxThreadsPerBlock, cudaDevAttrMaxThreadsPerBlock, ctx.nCudaDeviceId);
-  int shared = 0;
-  cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlock, ctx.nCudaDeviceId);
-  ctx.nSharedMemPerBlock = size_t(shared);
-  cudaDeviceGetAttribute(&ctx.nCudaDevAttrComputeCapabilityMajor, cudaDevAttrComputeCapabilityMajor, ctx.nCudaDeviceId);
-  cudaDeviceGetAttribute(&ctx.nCudaDevAttrComputeCapabilityMinor, cudaDevAttrComputeCapabilityMinor, ctx.nCudaDeviceId);
+  NppStreamContext const ctx = default_stream_context();
   for (int k : {3, 5}) {
     int const r = k / 2;
     NppiSize roi{side - 2 * r, side - 2 * r}, mask{k, k};
