@@ -7,6 +7,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -102,13 +103,25 @@ void envelope_rows(ExecSpace const& space, ImageView<std::int32_t const, typenam
   std::int64_t const far = width + height;
   bool const want_squared = !squared.empty(), want_nearest = !nearest.empty();
   bool const subset = only.extent(0) > 0;
+  // Work arrays (squares, sites, region starts: 16 bytes a column): host teams take them from
+  // team scratch; GPUs from a global buffer, a batch of rows at a time (team scratch there is
+  // reserved for every resident team at once: wide rows would ask for hundreds of GiB).
+  constexpr bool on_host = runs_on_host<ExecSpace>();
   std::size_t const bytes = std::size_t(width) * (2 * sizeof(std::int32_t) + sizeof(std::int64_t));
+  index_t const batch = on_host ? height : std::max<index_t>(1, std::min<index_t>(height, index_t((std::size_t(512) << 20) / bytes)));
+  Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> work(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "gigaseg::distance::envelope_work"), on_host ? 0 : std::size_t(batch) * 2 * std::size_t(width));
+  for (index_t y0 = 0; y0 < height; y0 += batch) {
+  index_t const rows_here = std::min<index_t>(batch, height - y0);
+  Policy policy(space, int(rows_here), 1);
+  if (on_host) policy.set_scratch_size(1, Kokkos::PerTeam(bytes));
   Kokkos::parallel_for(
-      "gigaseg::distance::rows", Policy(space, int(height), 1).set_scratch_size(1, Kokkos::PerTeam(bytes)),
+      "gigaseg::distance::rows", policy,
       KOKKOS_LAMBDA(Member const& member) {
-        index_t const y = member.league_rank();
+        index_t const y = y0 + member.league_rank();
         if (subset && only(y) == 0) return;
-        auto* const squares = static_cast<std::int64_t*>(member.team_scratch(1).get_shmem(bytes));
+        auto* const squares = on_host ? static_cast<std::int64_t*>(member.team_scratch(1).get_shmem(bytes))
+                                      : work.data() + std::size_t(member.league_rank()) * 2 * std::size_t(width);
         auto* const s = reinterpret_cast<std::int32_t*>(squares + width);
         std::int32_t* const t = s + width;
         std::int32_t const* const row = rows.row(y);
@@ -145,6 +158,7 @@ void envelope_rows(ExecSpace const& space, ImageView<std::int32_t const, typenam
           if (u == t[q]) --q;
         }
       });
+  }
 }
 
 }  // namespace gigaseg::detail

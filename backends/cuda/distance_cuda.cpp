@@ -16,6 +16,7 @@
 
 #include "algorithms/distance.hpp"
 #include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/stream_scratch.hpp"
 
 #include <cuda_runtime.h>
 
@@ -156,24 +157,30 @@ bool distance_transform(Kokkos::Cuda const& space, ImageView<std::uint8_t const,
   // Segments: at least 64 rows, at most 65535 of them (the grid's y limit).
   long long const segment_rows = std::max<long long>(64, (height + 65534) / 65535);
   long long const segments = (height + segment_rows - 1) / segment_rows;
-  Kokkos::View<int*, Kokkos::CudaSpace> first(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gigaseg::distance::first"),
-                                              segments * width);
-  Kokkos::View<int*, Kokkos::CudaSpace> last(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gigaseg::distance::last"),
-                                             segments * width);
-  Kokkos::View<int*, Kokkos::CudaSpace> flags("gigaseg::distance::flags", height + 1);  // redo per row, then `any`
-  ImageView<std::int32_t, Kokkos::CudaSpace> rows("gigaseg::distance::nearest_rows", width, height);
+  // Work memory from the stream-ordered pool (backends/cuda/stream_scratch.hpp): no cudaMalloc,
+  // cudaFree and device synchronisation per call. Rows pitched to 128 bytes.
+  long long const rows_pitch = (width + 31) / 32 * 32;
+  cuda::StreamScratch segment_memory(space, std::size_t(2 * segments * width) * sizeof(int));
+  cuda::StreamScratch flag_memory(space, std::size_t(height + 1) * sizeof(int));
+  cuda::StreamScratch row_memory(space, std::size_t(rows_pitch * height) * sizeof(std::int32_t));
+  int* const first = segment_memory.as<int>();
+  int* const last = first + segments * width;
+  int* const flag_data = flag_memory.as<int>();  // redo per row, then `any`
+  GIGASEG_CUDA_CHECK(cudaMemsetAsync(flag_data, 0, std::size_t(height + 1) * sizeof(int), stream));
+  Kokkos::View<int*, Kokkos::CudaSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> const flags(flag_data, height + 1);
+  auto const rows = ImageView<std::int32_t, Kokkos::CudaSpace>::wrap(row_memory.as<std::int32_t>(), width, height,
+                                                                     rows_pitch * index_t(sizeof(std::int32_t)));
   unsigned const column_blocks = unsigned((width + threads - 1) / threads);
   segment_zeros_kernel<<<dim3{column_blocks, unsigned(segments)}, threads, 0, stream>>>(
-      in.data(), in.pitch_bytes(), width, height, segment_rows, first.data(), last.data());
+      in.data(), in.pitch_bytes(), width, height, segment_rows, first, last);
   GIGASEG_CUDA_CHECK(cudaGetLastError());
-  carry_kernel<<<column_blocks, threads, 0, stream>>>(width, segments, first.data(), last.data(), flags.data() + height);
+  carry_kernel<<<column_blocks, threads, 0, stream>>>(width, segments, first, last, flag_data + height);
   GIGASEG_CUDA_CHECK(cudaGetLastError());
-  long long const rows_pitch = rows.pitch_bytes() / (long long)sizeof(std::int32_t);
   column_rows_kernel<<<dim3{column_blocks, unsigned(segments)}, threads, 0, stream>>>(
-      in.data(), in.pitch_bytes(), rows.data(), rows_pitch, width, height, segment_rows, first.data(), last.data());
+      in.data(), in.pitch_bytes(), rows.data(), rows_pitch, width, height, segment_rows, first, last);
   GIGASEG_CUDA_CHECK(cudaGetLastError());
   int any = 0;
-  GIGASEG_CUDA_CHECK(cudaMemcpyAsync(&any, flags.data() + height, sizeof any, cudaMemcpyDeviceToHost, stream));
+  GIGASEG_CUDA_CHECK(cudaMemcpyAsync(&any, flag_data + height, sizeof any, cudaMemcpyDeviceToHost, stream));
   GIGASEG_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (!any) return false;
   unsigned const row_blocks = unsigned(std::min<long long>(height, 65535));
@@ -184,7 +191,7 @@ bool distance_transform(Kokkos::Cuda const& space, ImageView<std::uint8_t const,
       squared.empty() ? nullptr : reinterpret_cast<long long*>(squared.data()),
       squared.empty() ? 0 : squared.pitch_bytes() / (long long)sizeof(std::int64_t),
       nearest.empty() ? nullptr : reinterpret_cast<long long*>(nearest.data()),
-      nearest.empty() ? 0 : nearest.pitch_bytes() / (long long)sizeof(index_t), flags.data());
+      nearest.empty() ? 0 : nearest.pitch_bytes() / (long long)sizeof(index_t), flag_data);
   GIGASEG_CUDA_CHECK(cudaGetLastError());
   // Rows some pixel of which lies more than max_search columns from its site: the envelope pass.
   int redo = 0;
