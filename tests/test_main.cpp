@@ -25,8 +25,11 @@ void report_crash(int signal, siginfo_t* info, void* context) {
   }
   char line[160];
   auto const* uc = static_cast<ucontext_t const*>(context);
-  int const length = std::snprintf(line, sizeof line, "faulting instruction %p, address %p\n",
-                                   reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RIP]), info->si_addr);
+  // A call through a null pointer faults at instruction 0 with the caller's return address on top
+  // of the stack: print that too.
+  void* const* const stack = reinterpret_cast<void* const*>(uc->uc_mcontext.gregs[REG_RSP]);
+  int const length = std::snprintf(line, sizeof line, "faulting instruction %p, address %p, top of stack %p\n",
+                                   reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RIP]), info->si_addr, stack[0]);
   ::write(STDERR_FILENO, "\n", 1);
   ::write(STDERR_FILENO, line, std::size_t(length));
   void* frames[64];

@@ -217,7 +217,6 @@ TYPED_TEST(Markers, BackgroundMarkersAtDistance) {
 
 TYPED_TEST(Markers, SmallRegionsMergeIntoTheLongestBoundary) {
   TypeParam space;
-  using M = typename TypeParam::memory_space;
   // Rows of a label image (0 = background):
   //   region 2 (2x2, small) shares 2 edges each with 6, 3 and 5; region 4 (2 pixels) touches
   //   nothing; region 1 (1 pixel) touches only region 6. Minimum area 5.
