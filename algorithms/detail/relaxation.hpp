@@ -11,8 +11,9 @@
 // stops changing (the halo as loaded), and writes it back; sweeps over all tiles repeat until no
 // tile changes. Propagation inside a tile costs scratch accesses only, so the global sweeps needed
 // fall from the longest path in pixels to about that path in tiles. GPU: 32 x 32 tiles, the team's
-// threads updating the tile's pixels in parallel rounds. Host: one thread a 64 x 256 tile,
-// sweeping it forward and backward in turn (Gauss-Seidel).
+// threads updating the tile's pixels in parallel rounds from one scratch copy into another (no
+// thread reads a value another writes in the same round). Host: one thread a 64 x 256 tile,
+// sweeping it forward and backward in place (Gauss-Seidel).
 #include "algorithms/detail/stencil.hpp"
 #include "core/image.hpp"
 
@@ -42,7 +43,8 @@ void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, ty
   index_t const tiles_x = (width + tile_w - 1) / tile_w, tiles_y = (height + tile_h - 1) / tile_h;
   // Rounded up to 16 bytes: Kokkos aligns scratch requests, and a request rounded past the size
   // reserved would get no memory at all (1-byte values: 34 x 34 = 1156 bytes).
-  std::size_t const bytes = (std::size_t((tile_h + 2) * stride) * sizeof(V) + 15) / 16 * 16;
+  std::size_t const tile_bytes = (std::size_t((tile_h + 2) * stride) * sizeof(V) + 15) / 16 * 16;
+  std::size_t const bytes = on_host ? tile_bytes : 2 * tile_bytes;  // GPUs: two copies
   for (int sweep = 0;; ++sweep) {
     Policy policy = on_host ? Policy(space, int(tiles_x * tiles_y), 1) : Policy(space, int(tiles_x * tiles_y), 256);
     policy.set_scratch_size(scratch_level, Kokkos::PerTeam(bytes));
@@ -55,21 +57,25 @@ void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, ty
           index_t const y1 = y0 + tile_h < height ? y0 + tile_h : height, x1 = x0 + tile_w < width ? x0 + tile_w : width;
           index_t const hy0 = y0 > 0 ? y0 - 1 : 0, hx0 = x0 > 0 ? x0 - 1 : 0;
           index_t const hy1 = y1 < height ? y1 + 1 : height, hx1 = x1 < width ? x1 + 1 : width;
-          TileAccess<V> const at{static_cast<V*>(member.team_scratch(scratch_level).get_shmem(bytes)), y0 - 1, x0 - 1, stride};
+          V* const scratch = static_cast<V*>(member.team_scratch(scratch_level).get_shmem(bytes));
+          TileAccess<V> at{scratch, y0 - 1, x0 - 1, stride};
+          TileAccess<V> to{on_host ? scratch : scratch + tile_bytes / sizeof(V), y0 - 1, x0 - 1, stride};
           index_t const hw = hx1 - hx0, th = y1 - y0, tw = x1 - x0;
           Kokkos::parallel_for(Kokkos::TeamThreadRange(member, (hy1 - hy0) * hw), [&](index_t i) {
             index_t const y = hy0 + i / hw, x = hx0 + i % hw;
-            at(y, x) = values(y, x);
+            V const v = values(y, x);
+            at(y, x) = v;
+            to(y, x) = v;
           });
           member.team_barrier();
-          // Updates the tile's j-th pixel; 1 if it changed.
+          // Updates the tile's j-th pixel from `at` into `to` (the same copy on hosts); 1 if it
+          // changed.
           auto relax_pixel = [&](index_t j) -> int {
             index_t const y = y0 + j / tw, x = x0 + j % tw;
             V const own = at(y, x);
             V const next = update(y, x, own, at);
-            if (next == own) return 0;
-            at(y, x) = next;
-            return 1;
+            to(y, x) = next;
+            return next == own ? 0 : 1;
           };
           int tile_changed = 0;
           for (int round = 0;; ++round) {
@@ -84,6 +90,9 @@ void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, ty
                   Kokkos::TeamThreadRange(member, th * tw), [&](index_t i, int& local) { local = relax_pixel(i) ? 1 : local; },
                   Kokkos::Max<int>(round_changed));
               member.team_barrier();
+              TileAccess<V> const swap = at;  // the new values are read next round
+              at = to;
+              to = swap;
             }
             if (round_changed <= 0) break;  // Max starts from the lowest int
             tile_changed = 1;
