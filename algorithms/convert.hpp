@@ -8,6 +8,7 @@
 #include "algorithms/detail/pixelwise.hpp"
 #include "core/error.hpp"
 #include "core/image.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -47,7 +48,7 @@ KOKKOS_INLINE_FUNCTION std::uint8_t luma_bt601(Rgb8 p) {
 }
 }  // namespace detail
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void rgb_to_gray(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& in,
                  ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out) {
   detail::require_same_size("rgb_to_gray", in.width(), in.height(), out.width(), out.height());
@@ -55,7 +56,7 @@ void rgb_to_gray(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpac
                              KOKKOS_LAMBDA(index_t y, index_t x) { out(y, x) = detail::luma_bt601(in(y, x)); });
 }
 
-template <class ExecSpace, class T, class U>
+template <class ExecSpace, class T, class U, class Unit = detail::unit_for<ExecSpace>>
 void convert(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
              ImageView<U, typename ExecSpace::memory_space> const& out, ConvertParams const& params = {}) {
   static_assert(std::is_arithmetic<T>::value && std::is_arithmetic<U>::value, "convert takes single-channel images");

@@ -23,6 +23,7 @@
 // order of their first pixel, as label() numbers components.
 #include "algorithms/detail/label_types.hpp"
 #include "core/image.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -39,20 +40,20 @@ struct MarkerParams {
 
 // markers(y, x) = 1..M on the markers, 0 elsewhere; returns M. `distance` >= 0, 0 = background.
 // Fences `space`.
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 index_t distance_markers(ExecSpace const& space, ImageView<float const, typename ExecSpace::memory_space> const& distance,
                          ImageView<Label, typename ExecSpace::memory_space> const& markers, MarkerParams const& params = {});
 
 // markers(y, x) = label where mask(y, x) == 0 and the distance to the nearest mask pixel != 0 is at
 // least min_distance; other pixels are left as they are. Returns how many pixels were marked (0
 // when the mask is empty: no distance is then defined, nothing is marked). Fences `space`.
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 index_t background_markers(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask,
                            ImageView<Label, typename ExecSpace::memory_space> const& markers, float min_distance, Label label);
 
 // Merges the regions 1..count of `labels` smaller than min_area (above) in place; returns the new
 // count. Fences `space`.
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 index_t merge_small_regions(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory_space> const& labels,
                             index_t count, index_t min_area);
 

@@ -13,6 +13,7 @@
 // loops. Every path gives identical results.
 #include "algorithms/path.hpp"
 #include "core/image.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -45,7 +46,7 @@ StructuringElement structuring_element(StructuringShape shape, int size);
 template <class ExecSpace>
 Path morphology_path(MorphParams const& params = {});
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void morphology(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                 ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, MorphParams const& params);
 

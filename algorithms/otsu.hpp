@@ -8,6 +8,7 @@
 //    An image of one value gives T = that value (everything background).
 #include "algorithms/histogram.hpp"
 #include "core/image.hpp"
+#include "core/translation_unit.hpp"
 
 #include <cstdint>
 
@@ -27,7 +28,7 @@ double otsu_threshold(ExecSpace const& space, ImageView<T const, typename ExecSp
                       int bins = 256, HistogramParams const& params = {});
 
 // Smallest and largest pixel (NaN ignored); fences `space`.
-template <class ExecSpace, class T>
+template <class ExecSpace, class T, class Unit = detail::unit_for<ExecSpace>>
 Kokkos::pair<double, double> value_range(ExecSpace const& space,
                                          ImageView<T const, typename ExecSpace::memory_space> const& image);
 

@@ -6,6 +6,7 @@
 //    identical to cv::adaptiveThreshold(ADAPTIVE_THRESH_MEAN_C, THRESH_BINARY, B, C) for 8-bit.
 //  - Otsu: algorithms/otsu.hpp.
 #include "core/image.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -13,7 +14,7 @@
 
 namespace gigaseg {
 
-template <class ExecSpace, class T>
+template <class ExecSpace, class T, class Unit = detail::unit_for<ExecSpace>>
 void threshold(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
                ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, double level);
 
@@ -22,7 +23,7 @@ struct LocalMeanParams {
   double c = 2.0;    // the constant subtracted from the mean
 };
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void threshold_local_mean(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                           ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out,
                           LocalMeanParams const& params);

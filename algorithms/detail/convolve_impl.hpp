@@ -3,6 +3,7 @@
 #include "algorithms/convert.hpp"
 #include "algorithms/detail/stencil.hpp"
 #include "core/error.hpp"
+#include "core/translation_unit.hpp"
 #include "gigaseg_config.hpp"
 
 #include <Kokkos_Complex.hpp>
@@ -49,7 +50,7 @@ Kokkos::View<float*, typename ExecSpace::memory_space> upload_weights(ExecSpace 
   return weights;
 }
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void convolve_direct(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                      ImageView<float, typename ExecSpace::memory_space> const& out, ConvolutionKernel const& kernel) {
   int const kw = kernel.width, kh = kernel.height, ax = kw / 2, ay = kh / 2;
@@ -83,7 +84,7 @@ void convolve_direct(ExecSpace const& space, ImageView<std::uint8_t const, typen
       });
 }
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void convolve_fft(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                   ImageView<float, typename ExecSpace::memory_space> const& out, ConvolutionKernel const& kernel) {
   using Memory = typename ExecSpace::memory_space;

@@ -3,6 +3,7 @@
 #include "algorithms/convert.hpp"
 #include "algorithms/detail/stencil.hpp"
 #include "core/error.hpp"
+#include "core/translation_unit.hpp"
 #include "gigaseg_config.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -38,7 +39,7 @@ struct TunedDistance<Kokkos::Cuda> : std::true_type {
 // block of columns and walks the rows, its threads (GPU) or its vectorised inner loop (host) along
 // the block's columns, so every step reads a contiguous piece of a row. Returns whether the image
 // has any zero pixel.
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 bool nearest_zero_rows(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                        ImageView<std::int32_t, typename ExecSpace::memory_space> const& rows) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
@@ -91,7 +92,7 @@ KOKKOS_INLINE_FUNCTION std::int64_t floor_div(std::int64_t a, std::int64_t b) { 
 // real distance). A team (one thread) per row; its envelope (sites s, region starts t) lives in
 // team scratch. Where several columns give the minimum, the leftmost one wins (a later site must
 // be strictly better to take over). `only` (if not empty): just the rows y with only(y) != 0.
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void envelope_rows(ExecSpace const& space, ImageView<std::int32_t const, typename ExecSpace::memory_space> const& rows,
                    ImageView<float, typename ExecSpace::memory_space> const& distance,
                    ImageView<std::int64_t, typename ExecSpace::memory_space> const& squared,

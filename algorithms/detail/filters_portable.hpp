@@ -4,6 +4,7 @@
 #include "algorithms/detail/median_networks.hpp"
 #include "algorithms/detail/stencil.hpp"
 #include "core/error.hpp"
+#include "core/translation_unit.hpp"
 #include "gigaseg_config.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -62,7 +63,7 @@ KOKKOS_FORCEINLINE_FUNCTION T window_median(ScratchTile<T> const& tile, int ly, 
   }
 }
 
-template <int K, class ExecSpace, class T>
+template <int K, class ExecSpace, class T, class Unit = detail::unit_for<ExecSpace>>
 void median_portable(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
                      ImageView<T, typename ExecSpace::memory_space> const& out) {
   tiled_stencil<ExecSpace, T>(space, K == 3 ? "gigaseg::median3" : "gigaseg::median5", in, K / 2, K / 2,
@@ -88,7 +89,7 @@ KOKKOS_INLINE_FUNCTION T saturate_to(float v, bool half_up) {
 
 // One separable pass: out = sum_i weights(i) * in at offset i - radius along x (horizontal) or y,
 // accumulated in float, converted with saturate_to<U>(half_up).
-template <class ExecSpace, class T, class U>
+template <class ExecSpace, class T, class U, class Unit = detail::unit_for<ExecSpace>>
 void separable_pass(ExecSpace const& space, char const* label, ImageView<T const, typename ExecSpace::memory_space> const& in,
                     ImageView<U, typename ExecSpace::memory_space> const& out,
                     Kokkos::View<float const*, typename ExecSpace::memory_space> const& weights, bool horizontal,
@@ -138,7 +139,7 @@ void separable_filter(ExecSpace const& space, char const* label,
   space.fence();  // `host` must outlive the copy
 }
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void sobel_portable(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                     ImageView<float, typename ExecSpace::memory_space> const& out) {
   tiled_stencil<ExecSpace, float>(space, "gigaseg::sobel", in, 1, 1, Border::reflect101, 0.0f,

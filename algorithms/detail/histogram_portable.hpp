@@ -4,6 +4,7 @@
 // into it with scratch atomics, and merges it into the global counts with one atomic per non-empty
 // bin. Global traffic is one read of the image plus league_size x bins atomics.
 #include "algorithms/histogram.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -32,7 +33,7 @@ struct RangeBins {
   }
 };
 
-template <class ExecSpace, class T, class BinOf>
+template <class ExecSpace, class T, class BinOf, class Unit = detail::unit_for<ExecSpace>>
 void histogram_portable(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& image,
                         Counts<typename ExecSpace::memory_space> const& counts, int bins, BinOf bin_of) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;

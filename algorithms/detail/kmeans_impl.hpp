@@ -9,6 +9,7 @@
 #include "algorithms/detail/kmeans_types.hpp"
 #include "algorithms/path.hpp"
 #include "core/error.hpp"
+#include "core/translation_unit.hpp"
 #include "gigaseg_config.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -46,7 +47,7 @@ struct TunedKMeans<Kokkos::Cuda> : std::true_type {};
 constexpr int kmeans_run_pixels = 8;
 
 // One pass on a GPU-like space: team scratch sums, one global merge per team.
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void kmeans_pass_portable(ExecSpace const& space, KMeansPassArgs<typename ExecSpace::memory_space> const& args) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
@@ -192,7 +193,7 @@ void kmeans_pass(ExecSpace const& space, KMeansPassArgs<typename ExecSpace::memo
 // The update step, one team on the instance: new centres from the sums (an empty cluster keeps its
 // centre), their norms, the largest squared shift (1/65536 feature units^2) against `limit`, the
 // sums zeroed for the next pass. limit < 0 never converges.
-template <class ExecSpace, class Centres, class State>
+template <class ExecSpace, class Centres, class State, class Unit = detail::unit_for<ExecSpace>>
 void kmeans_update(ExecSpace const& space, Centres const& centres, State const& state, int k, double limit) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   KMeansState const layout{k};
@@ -230,7 +231,7 @@ void kmeans_update(ExecSpace const& space, Centres const& centres, State const& 
 
 // rank(c) = position of cluster c in ascending luminance of its centre (ties: lower index first).
 // Luminance in exact integers: 299 R + 587 G + 114 B for RGB centres, channel 0 (L*, gray) else.
-template <class ExecSpace, class Centres>
+template <class ExecSpace, class Centres, class Unit = detail::unit_for<ExecSpace>>
 void kmeans_rank(ExecSpace const& space, Centres const& centres, int k, bool rgb) {
   Kokkos::parallel_for(
       "gigaseg::kmeans::rank", Kokkos::RangePolicy<ExecSpace>(space, 0, k), KOKKOS_LAMBDA(int c) {
@@ -282,7 +283,7 @@ KOKKOS_INLINE_FUNCTION long long kmeans_target(std::uint64_t draw, long long tot
 
 // The seeded sample's features (structure of arrays, 3n ints): pixel i of the sample is
 // kmeans_random(seed, 0, i) mod the pixel count.
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void kmeans_sample(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
                    FeatureMap const& features, int* sample, int n, std::uint64_t seed) {
   index_t const width = image.width();
@@ -301,7 +302,7 @@ void kmeans_sample(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSp
 // arrays), nearest: n ints of workspace. Writes the run's initial state: centres (1/256 units) and
 // ranks 0, norms, sums and flags zeroed. Integer sums and a deterministic scan make every backend
 // choose the same centres (tests/test_kmeans.cpp has a serial version of the same rules).
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void kmeans_initialise(ExecSpace const& space, int const* features, int* nearest, int n, int* centres, std::uint64_t* state,
                        int k, std::uint64_t seed) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;

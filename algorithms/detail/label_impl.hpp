@@ -3,6 +3,7 @@
 // every union-find path, and the dispatch to the tuned backends.
 #include "algorithms/detail/label_portable.hpp"
 #include "core/error.hpp"
+#include "core/translation_unit.hpp"
 #include "gigaseg_config.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -41,7 +42,7 @@ inline void check_label_count(index_t components) {
 // Canonical numbering of a compressed parents array (every foreground entry points at its root,
 // the smallest index of its component): roots are numbered 1..N in index order by a scan, each
 // root writes its own number, then every other pixel copies its root's. Returns N.
-template <class ExecSpace, class Index>
+template <class ExecSpace, class Index, class Unit = detail::unit_for<ExecSpace>>
 index_t number_components(ExecSpace const& space, Kokkos::View<Index*, typename ExecSpace::memory_space> const& parents,
                           ImageView<Label, typename ExecSpace::memory_space> const& labels) {
   index_t const width = labels.width(), pixels = labels.pixel_count();
@@ -68,7 +69,7 @@ index_t number_components(ExecSpace const& space, Kokkos::View<Index*, typename 
   return components;
 }
 
-template <class Index, class ExecSpace, class T>
+template <class Index, class ExecSpace, class T, class Unit = detail::unit_for<ExecSpace>>
 index_t label_portable(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& image,
                        ImageView<Label, typename ExecSpace::memory_space> const& labels, LabelParams const& params) {
   using Memory = typename ExecSpace::memory_space;

@@ -1,11 +1,13 @@
 #pragma once
 // Portable implementation of algorithms/markers.hpp.
 #include "algorithms/convert.hpp"
-#include "algorithms/distance.hpp"
-#include "algorithms/label.hpp"
 #include "algorithms/detail/pixelwise.hpp"
 #include "algorithms/detail/relaxation.hpp"
+#include "algorithms/distance.hpp"
+#include "algorithms/label.hpp"
 #include "core/error.hpp"
+#include "core/scratch.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -43,11 +45,11 @@ KOKKOS_INLINE_FUNCTION void for_neighbours(index_t y, index_t x, index_t height,
 }
 
 // Applies new_id (index = old label) to every pixel of `labels`.
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void relabel(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory_space> const& labels,
              std::vector<Label> const& new_id) {
-  using Memory = typename ExecSpace::memory_space;
-  Kokkos::View<Label*, Memory> map("gigaseg::relabel::map", new_id.size());
+  ScratchArray<Label, ExecSpace> const map_memory(space, "gigaseg::relabel::map", new_id.size());
+  auto const map = map_memory.view();
   Kokkos::View<Label const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(new_id.data(), new_id.size());
   Kokkos::deep_copy(space, map, host);
   for_each_row_pixel(space, "gigaseg::relabel", labels.height(), labels.width(),
@@ -59,7 +61,7 @@ void relabel(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory
 
 namespace gigaseg {
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit>
 index_t distance_markers(ExecSpace const& space, ImageView<float const, typename ExecSpace::memory_space> const& distance,
                          ImageView<Label, typename ExecSpace::memory_space> const& markers, MarkerParams const& params) {
   using Memory = typename ExecSpace::memory_space;
@@ -75,7 +77,9 @@ index_t distance_markers(ExecSpace const& space, ImageView<float const, typename
   float const lowest = std::numeric_limits<float>::lowest();
 
   // The reconstruction by dilation of D - h under D over the foreground.
-  ImageView<float, Memory> rec("gigaseg::markers::reconstruction", width, height);
+  // Temporaries from the stream-ordered pool on CUDA (core/scratch.hpp).
+  ScratchImage<float, ExecSpace> const rec_memory(space, "gigaseg::markers::reconstruction", width, height);
+  auto const& rec = rec_memory.view();
   detail::for_each_row_pixel(space, "gigaseg::markers::init", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
     float const d = distance(y, x);
     rec(y, x) = d > 0 ? d - h : lowest;
@@ -91,8 +95,8 @@ index_t distance_markers(ExecSpace const& space, ImageView<float const, typename
                               float const d = distance(y, x);
                               if (d <= 0) return own;
                               float best = own;
+                              // Background neighbours hold `lowest` and never raise `best`.
                               detail::for_neighbours(y, x, height, width, eight, [&](index_t ny, index_t nx) {
-                                if (distance(ny, nx) <= 0) return;
                                 float const v = at(ny, nx) < d ? at(ny, nx) : d;
                                 best = v > best ? v : best;
                               });
@@ -102,7 +106,8 @@ index_t distance_markers(ExecSpace const& space, ImageView<float const, typename
 
   // Regional maxima of the reconstruction: a pixel is not on one if a neighbour is higher or an
   // equal neighbour is not on one (the flag spreads over each plateau).
-  ImageView<std::uint8_t, Memory> lower("gigaseg::markers::not_maximum", width, height);
+  ScratchImage<std::uint8_t, ExecSpace> const lower_memory(space, "gigaseg::markers::not_maximum", width, height);
+  auto const& lower = lower_memory.view();
   auto const rec_c = ImageView<float const, Memory>(rec);
   detail::for_each_row_pixel(space, "gigaseg::markers::higher", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
     if (distance(y, x) <= 0) {
@@ -127,13 +132,15 @@ index_t distance_markers(ExecSpace const& space, ImageView<float const, typename
                               if (own) return own;
                               float const v = rec_c(y, x);
                               std::uint8_t spread = 0;
+                              // Background neighbours hold `lowest`, never equal to a foreground v.
                               detail::for_neighbours(y, x, height, width, eight, [&](index_t ny, index_t nx) {
-                                if (distance(ny, nx) > 0 && rec_c(ny, nx) == v && at(ny, nx)) spread = 1;
+                                if (at(ny, nx) && rec_c(ny, nx) == v) spread = 1;
                               });
                               return spread;
                             });
   }
-  ImageView<std::uint8_t, Memory> peaks("gigaseg::markers::peaks", width, height);
+  ScratchImage<std::uint8_t, ExecSpace> const peaks_memory(space, "gigaseg::markers::peaks", width, height);
+  auto const& peaks = peaks_memory.view();
   detail::for_each_row_pixel(space, "gigaseg::markers::peaks", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
     peaks(y, x) = lower(y, x) ? 0 : 255;
   });
@@ -148,18 +155,23 @@ index_t distance_markers(ExecSpace const& space, ImageView<float const, typename
   detail::for_each_row_pixel(space, "gigaseg::markers::foreground", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
     foreground(y, x) = distance(y, x) > 0 ? 255 : 0;
   });
-  ImageView<Label, Memory> components("gigaseg::markers::components", width, height);
+  ScratchImage<Label, ExecSpace> const components_memory(space, "gigaseg::markers::components", width, height);
+  auto const& components = components_memory.view();
   label(space, ImageView<std::uint8_t const, Memory>(foreground), components, label_params);
-  Kokkos::View<std::int64_t* [3], Memory> sums("gigaseg::markers::sums", count + 1);  // x, y, area
-  Kokkos::View<float*, Memory> heights("gigaseg::markers::heights", count + 1);
-  Kokkos::View<Label*, Memory> component_of("gigaseg::markers::component_of", count + 1);
+  ScratchArray<std::int64_t, ExecSpace> const sums_memory(space, "gigaseg::markers::sums", std::size_t(3 * (count + 1)));
+  ScratchArray<float, ExecSpace> const heights_memory(space, "gigaseg::markers::heights", std::size_t(count + 1));
+  ScratchArray<Label, ExecSpace> const component_memory(space, "gigaseg::markers::component_of", std::size_t(count + 1));
+  auto const sums = sums_memory.view();  // x, y, area of marker l at 3 l, 3 l + 1, 3 l + 2
+  auto const heights = heights_memory.view();
+  auto const component_of = component_memory.view();
+  Kokkos::deep_copy(space, sums, std::int64_t(0));
   auto const markers_c = ImageView<Label const, Memory>(markers);
   detail::for_each_row_pixel(space, "gigaseg::markers::summaries", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
     Label const l = markers_c(y, x);
     if (l == 0) return;
-    Kokkos::atomic_add(&sums(l, 0), std::int64_t(x));
-    Kokkos::atomic_add(&sums(l, 1), std::int64_t(y));
-    Kokkos::atomic_add(&sums(l, 2), std::int64_t(1));
+    Kokkos::atomic_add(&sums(3 * l), std::int64_t(x));
+    Kokkos::atomic_add(&sums(3 * l + 1), std::int64_t(y));
+    Kokkos::atomic_add(&sums(3 * l + 2), std::int64_t(1));
     heights(l) = rec_c(y, x);            // equal over the plateau
     component_of(l) = components(y, x);  // one component holds the whole marker
   });
@@ -168,7 +180,7 @@ index_t distance_markers(ExecSpace const& space, ImageView<float const, typename
   auto const host_components = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), component_of);
   std::vector<detail::MarkerSummary> summaries(std::size_t(count + 1));
   for (index_t l = 1; l <= count; ++l)
-    summaries[std::size_t(l)] = {double(host_sums(l, 0)), double(host_sums(l, 1)), index_t(host_sums(l, 2)),
+    summaries[std::size_t(l)] = {double(host_sums(3 * l)), double(host_sums(3 * l + 1)), index_t(host_sums(3 * l + 2)),
                                  host_heights(l), host_components(l)};
   std::vector<Label> const new_id = detail::separate_markers(summaries, params.min_separation);
   detail::relabel(space, markers, new_id);
@@ -177,7 +189,7 @@ index_t distance_markers(ExecSpace const& space, ImageView<float const, typename
   return kept;
 }
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit>
 index_t background_markers(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask,
                            ImageView<Label, typename ExecSpace::memory_space> const& markers, float min_distance, Label label) {
   using Memory = typename ExecSpace::memory_space;
@@ -212,26 +224,33 @@ index_t background_markers(ExecSpace const& space, ImageView<std::uint8_t const,
   return marked;
 }
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit>
 index_t merge_small_regions(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory_space> const& labels,
                             index_t count, index_t min_area) {
-  using Memory = typename ExecSpace::memory_space;
   GIGASEG_REQUIRE(min_area >= 0, ErrorKind::usage, "--min-area", "must not be negative");
   index_t const width = labels.width(), height = labels.height();
   if (count == 0) return 0;
-  Kokkos::View<std::int64_t*, Memory> area("gigaseg::merge::area", count + 1);
-  Kokkos::View<std::int64_t*, Memory> first("gigaseg::merge::first", count + 1);
+  ScratchArray<std::int64_t, ExecSpace> const area_memory(space, "gigaseg::merge::area", std::size_t(count + 1));
+  ScratchArray<std::int64_t, ExecSpace> const first_memory(space, "gigaseg::merge::first", std::size_t(count + 1));
+  auto const area = area_memory.view();
+  auto const first = first_memory.view();
+  Kokkos::deep_copy(space, area, std::int64_t(0));
   Kokkos::deep_copy(space, first, std::numeric_limits<std::int64_t>::max());
+  // One pair of atomics per horizontal run of a label, from the run's first pixel (one per pixel
+  // made all the threads of a region wait on the same two counters).
   detail::for_each_row_pixel(space, "gigaseg::merge::areas", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
     Label const l = labels(y, x);
-    if (l == 0) return;
-    Kokkos::atomic_add(&area(l), std::int64_t(1));
+    if (l == 0 || (x > 0 && labels(y, x - 1) == l)) return;
+    index_t end = x + 1;
+    while (end < width && labels(y, end) == l) ++end;
+    Kokkos::atomic_add(&area(l), std::int64_t(end - x));
     Kokkos::atomic_fetch_min(&first(l), std::int64_t(y * width + x));
   });
   auto const host_area = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), area);
   auto const host_first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), first);
   // Edges between different labels where one side is small: counted, then collected.
-  Kokkos::View<std::uint8_t*, Memory> small("gigaseg::merge::small", count + 1);
+  ScratchArray<std::uint8_t, ExecSpace> const small_memory(space, "gigaseg::merge::small", std::size_t(count + 1));
+  auto const small = small_memory.view();
   auto host_small = Kokkos::create_mirror_view(small);
   bool any_small = false;
   for (index_t l = 0; l <= count; ++l) {
@@ -256,14 +275,17 @@ index_t merge_small_regions(ExecSpace const& space, ImageView<Label, typename Ex
           for (int k = 0; k < 2; ++k) n += edge_at(i / width, i % width, k, e) ? 1 : 0;
         },
         edges);
-  Kokkos::View<std::uint64_t*, Memory> list("gigaseg::merge::edges", edges);
-  Kokkos::View<index_t, Memory> next("gigaseg::merge::next");
+  ScratchArray<std::uint64_t, ExecSpace> const list_memory(space, "gigaseg::merge::edges", std::size_t(edges));
+  ScratchArray<index_t, ExecSpace> const next_memory(space, "gigaseg::merge::next", 1);
+  auto const list = list_memory.view();
+  auto const next = next_memory.view();
+  Kokkos::deep_copy(space, next, index_t(0));
   if (edges > 0)
     Kokkos::parallel_for(
         "gigaseg::merge::edges", Kokkos::RangePolicy<ExecSpace>(space, 0, width * height), KOKKOS_LAMBDA(index_t i) {
           std::uint64_t e;
           for (int k = 0; k < 2; ++k)
-            if (edge_at(i / width, i % width, k, e)) list(Kokkos::atomic_fetch_add(&next(), index_t(1))) = e;
+            if (edge_at(i / width, i % width, k, e)) list(Kokkos::atomic_fetch_add(&next(0), index_t(1))) = e;
         });
   auto const host_list = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list);
   std::vector<index_t> areas(std::size_t(count + 1)), firsts(std::size_t(count + 1));

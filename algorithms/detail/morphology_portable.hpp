@@ -17,6 +17,7 @@
 #include "algorithms/detail/pixelwise.hpp"
 #include "algorithms/detail/stencil.hpp"
 #include "core/error.hpp"
+#include "core/translation_unit.hpp"
 #include "gigaseg_config.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -49,7 +50,7 @@ KOKKOS_FORCEINLINE_FUNCTION int min_or_max(int a, int b, bool minimum) { return 
 
 // One erosion (minimum) or dilation (maximum) over an element given as row spans in the backend's
 // memory: spans(2 i), spans(2 i + 1) = the first and last column offsets of row i, rows centred.
-template <class ExecSpace, class Spans>
+template <class ExecSpace, class Spans, class Unit = detail::unit_for<ExecSpace>>
 void min_max_filter(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                     ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, Spans const& spans, int rows,
                     int max_reach, bool minimum) {
@@ -110,7 +111,7 @@ KOKKOS_INLINE_FUNCTION void van_herk_block(Get const& get, Put const& put, At co
   }
 }
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void van_herk_rows(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                    ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, int K, bool minimum) {
   index_t const width = in.width(), height = in.height();
@@ -139,7 +140,7 @@ void van_herk_rows(ExecSpace const& space, ImageView<std::uint8_t const, typenam
   }
 }
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void van_herk_columns(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                       ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, int K, bool minimum) {
   index_t const width = in.width(), height = in.height();
@@ -257,7 +258,7 @@ Path morphology_path(MorphParams const& params) {
   return resolve_path(params.path, detail::TunedMorphology<ExecSpace>::value, "morphology");
 }
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit>
 void morphology(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                 ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, MorphParams const& params) {
   using Memory = typename ExecSpace::memory_space;

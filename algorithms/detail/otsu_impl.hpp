@@ -1,5 +1,6 @@
 #pragma once
 #include "algorithms/otsu.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -18,7 +19,7 @@ int otsu_threshold(ExecSpace const& space, ImageView<std::uint8_t const, typenam
   return otsu_bin(host.data(), 256);
 }
 
-template <class ExecSpace, class T>
+template <class ExecSpace, class T, class Unit>
 Kokkos::pair<double, double> value_range(ExecSpace const& space,
                                          ImageView<T const, typename ExecSpace::memory_space> const& image) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;

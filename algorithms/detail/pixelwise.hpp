@@ -3,12 +3,13 @@
 // (coalesced on CUDA; on host backends a team is one thread running along the row, which the
 // compiler can vectorise). Rows are independent, so any pitch or roi works.
 #include "core/image.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
 namespace gigaseg::detail {
 
-template <class ExecSpace, class Functor>
+template <class ExecSpace, class Functor, class Unit = detail::unit_for<ExecSpace>>
 void for_each_row_pixel(ExecSpace const& space, char const* label, index_t height, index_t width, Functor f) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   if (height == 0 || width == 0) return;

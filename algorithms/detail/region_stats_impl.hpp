@@ -1,6 +1,7 @@
 #pragma once
 // Implementation of algorithms/region_stats.hpp.
 #include "core/error.hpp"
+#include "core/translation_unit.hpp"
 #include "gigaseg_config.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -93,7 +94,7 @@ KOKKOS_INLINE_FUNCTION void accumulate_row(Label const* row, Label const* above,
 
 // Portable: every thread takes stats_run_pixels of a row and sends each run's sums to the
 // accumulators with atomics.
-template <class ExecSpace, class T, class Sums, class Flag>
+template <class ExecSpace, class T, class Sums, class Flag, class Unit = detail::unit_for<ExecSpace>>
 void region_stats_portable(ExecSpace const& space,
                            ImageView<Label const, typename ExecSpace::memory_space> const& labels,
                            ImageView<T const, typename ExecSpace::memory_space> const& intensity, Label largest,
@@ -222,7 +223,7 @@ struct RegionSums {
   Kokkos::View<int, Memory> out_of_range;
 };
 
-template <class ExecSpace, class T>
+template <class ExecSpace, class T, class Unit = detail::unit_for<ExecSpace>>
 RegionSums<typename ExecSpace::memory_space> region_sums(
     ExecSpace const& space, ImageView<Label const, typename ExecSpace::memory_space> const& labels, index_t components,
     ImageView<T const, typename ExecSpace::memory_space> const& intensity, Path path) {

@@ -16,6 +16,7 @@
 // sweeping it forward and backward in place (Gauss-Seidel).
 #include "algorithms/detail/stencil.hpp"
 #include "core/image.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -29,7 +30,7 @@ struct TileAccess {
   KOKKOS_INLINE_FUNCTION V& operator()(index_t y, index_t x) const { return data[(y - y0) * stride + (x - x0)]; }
 };
 
-template <class ExecSpace, class V, class Update>
+template <class ExecSpace, class V, class Update, class Unit = detail::unit_for<ExecSpace>>
 void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, typename ExecSpace::memory_space> const& values,
                        Update const& update) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
@@ -44,7 +45,8 @@ void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, ty
   // Rounded up to 16 bytes: Kokkos aligns scratch requests, and a request rounded past the size
   // reserved would get no memory at all (1-byte values: 34 x 34 = 1156 bytes).
   std::size_t const tile_bytes = (std::size_t((tile_h + 2) * stride) * sizeof(V) + 15) / 16 * 16;
-  std::size_t const bytes = on_host ? tile_bytes : 2 * tile_bytes;  // GPUs: two copies
+  // GPUs: two copies, then three round flags.
+  std::size_t const bytes = on_host ? tile_bytes : 2 * tile_bytes + 16;
   for (int sweep = 0;; ++sweep) {
     Policy policy = on_host ? Policy(space, int(tiles_x * tiles_y), 1) : Policy(space, int(tiles_x * tiles_y), 256);
     policy.set_scratch_size(scratch_level, Kokkos::PerTeam(bytes));
@@ -55,23 +57,28 @@ void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, ty
           index_t const ty = member.league_rank() / tiles_x, tx = member.league_rank() % tiles_x;
           index_t const y0 = ty * tile_h, x0 = tx * tile_w;
           index_t const y1 = y0 + tile_h < height ? y0 + tile_h : height, x1 = x0 + tile_w < width ? x0 + tile_w : width;
-          index_t const hy0 = y0 > 0 ? y0 - 1 : 0, hx0 = x0 > 0 ? x0 - 1 : 0;
-          index_t const hy1 = y1 < height ? y1 + 1 : height, hx1 = x1 < width ? x1 + 1 : width;
-          V* const scratch = static_cast<V*>(member.team_scratch(scratch_level).get_shmem(bytes));
+          // Tile and halo sizes fit in int: local index arithmetic in 32 bits (64-bit division is
+          // a long instruction sequence on GPUs).
+          int const th = int(y1 - y0), tw = int(x1 - x0);
+          int const top = y0 > 0 ? 1 : 0, left = x0 > 0 ? 1 : 0;
+          int const hh = th + top + (y1 < height ? 1 : 0), hw = tw + left + (x1 < width ? 1 : 0);
+          char* const base = static_cast<char*>(member.team_scratch(scratch_level).get_shmem(bytes));
+          V* const scratch = reinterpret_cast<V*>(base);
           TileAccess<V> at{scratch, y0 - 1, x0 - 1, stride};
-          TileAccess<V> to{on_host ? scratch : scratch + tile_bytes / sizeof(V), y0 - 1, x0 - 1, stride};
-          index_t const hw = hx1 - hx0, th = y1 - y0, tw = x1 - x0;
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, (hy1 - hy0) * hw), [&](index_t i) {
-            index_t const y = hy0 + i / hw, x = hx0 + i % hw;
+          TileAccess<V> to{on_host ? scratch : reinterpret_cast<V*>(base + tile_bytes), y0 - 1, x0 - 1, stride};
+          int* const round_flags = on_host ? nullptr : reinterpret_cast<int*>(base + 2 * tile_bytes);
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, hh * hw), [&](int i) {
+            index_t const y = y0 - top + i / hw, x = x0 - left + i % hw;
             V const v = values(y, x);
             at(y, x) = v;
             to(y, x) = v;
           });
+          if (!on_host) Kokkos::single(Kokkos::PerTeam(member), [&] { round_flags[0] = round_flags[1] = round_flags[2] = 0; });
           member.team_barrier();
-          // Updates the tile's j-th pixel from `at` into `to` (the same copy on hosts); 1 if it
+          // Updates the tile's pixel (ly, lx) from `at` into `to` (the same copy on hosts); 1 if it
           // changed.
-          auto relax_pixel = [&](index_t j) -> int {
-            index_t const y = y0 + j / tw, x = x0 + j % tw;
+          auto relax_pixel = [&](int ly, int lx) -> int {
+            index_t const y = y0 + ly, x = x0 + lx;
             V const own = at(y, x);
             V const next = update(y, x, own, at);
             to(y, x) = next;
@@ -84,21 +91,34 @@ void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, ty
               // Forward and backward raster sweeps in turn: chains along either direction settle
               // within one sweep.
               bool const backward = round % 2 == 1;
-              for (index_t i = 0; i < th * tw; ++i) round_changed |= relax_pixel(backward ? th * tw - 1 - i : i);
+              for (int i = 0; i < th * tw; ++i) {
+                int const j = backward ? th * tw - 1 - i : i;
+                round_changed |= relax_pixel(j / tw, j % tw);
+              }
             } else {
-              Kokkos::parallel_reduce(
-                  Kokkos::TeamThreadRange(member, th * tw), [&](index_t i, int& local) { local = relax_pixel(i) ? 1 : local; },
-                  Kokkos::Max<int>(round_changed));
+              // Threads take the pixels of a 32-wide tile's rows; a changed pixel sets this
+              // round's flag in scratch. Three flags in turn: the one read this round, the one
+              // cleared for the next, and the previous one that slower threads may still be reading
+              // (reads happen after a barrier, clears before the next).
+              int const slot = round % 3;
+              int local = 0;
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(member, int(tile_h * tile_w)), [&](int i) {
+                int const ly = i / int(tile_w), lx = i % int(tile_w);
+                if (ly < th && lx < tw) local |= relax_pixel(ly, lx);
+              });
+              if (local) Kokkos::atomic_fetch_or(&round_flags[slot], 1);
+              Kokkos::single(Kokkos::PerTeam(member), [&] { round_flags[(round + 1) % 3] = 0; });
               member.team_barrier();
+              round_changed = round_flags[slot];
               TileAccess<V> const swap = at;  // the new values are read next round
               at = to;
               to = swap;
             }
-            if (round_changed <= 0) break;  // Max starts from the lowest int
+            if (!round_changed) break;
             tile_changed = 1;
           }
           if (tile_changed) {
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(member, th * tw), [&](index_t i) {
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(member, th * tw), [&](int i) {
               index_t const y = y0 + i / tw, x = x0 + i % tw;
               values(y, x) = at(y, x);
             });

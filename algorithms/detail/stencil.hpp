@@ -14,6 +14,7 @@
 // so the body's loop over lx is a plain loop the compiler vectorises.
 #include "core/error.hpp"
 #include "core/image.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -63,7 +64,7 @@ struct TileShape {
   static constexpr int threads = runs_on_host<ExecSpace>() ? 1 : 256;
 };
 
-template <class ExecSpace, class S, class T, class Body>
+template <class ExecSpace, class S, class T, class Body, class Unit = detail::unit_for<ExecSpace>>
 void tiled_stencil(ExecSpace const& space, char const* label, ImageView<T const, typename ExecSpace::memory_space> const& in,
                    int rx, int ry, Border border, S fill, Body body) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;

@@ -3,6 +3,7 @@
 #include "algorithms/convert.hpp"
 #include "algorithms/detail/pixelwise.hpp"
 #include "algorithms/threshold.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -27,7 +28,7 @@ KOKKOS_INLINE_FUNCTION std::uint32_t greater_bytes(std::uint32_t word, int t) {
 
 // 8-bit threshold, one team per row; 16 bytes per thread where both images' rows are 16-byte
 // aligned (always, for allocated images: rows start on 128-byte boundaries), bytes elsewhere.
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void threshold_u8(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                   ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, double level) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
@@ -91,7 +92,7 @@ struct BoxMean {
 
 }  // namespace detail
 
-template <class ExecSpace, class T>
+template <class ExecSpace, class T, class Unit>
 void threshold(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
                ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, double level) {
   detail::require_same_size("threshold", in.width(), in.height(), out.width(), out.height());
@@ -103,7 +104,7 @@ void threshold(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
   }
 }
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit>
 void threshold_local_mean(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                           ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out,
                           LocalMeanParams const& params) {

@@ -19,6 +19,8 @@
 #include "algorithms/detail/pixelwise.hpp"
 #include "algorithms/detail/relaxation.hpp"
 #include "algorithms/detail/stencil.hpp"
+#include "core/scratch.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -56,32 +58,41 @@ KOKKOS_INLINE_FUNCTION std::uint32_t level_key(T v) {
 
 constexpr std::uint64_t unreached = ~std::uint64_t(0);
 
-template <class ExecSpace, class T>
+template <class ExecSpace, class T, class Unit = detail::unit_for<ExecSpace>>
 void watershed_portable(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& relief,
                         ImageView<Label const, typename ExecSpace::memory_space> const& markers,
                         ImageView<Label, typename ExecSpace::memory_space> const& out, int connectivity,
                         ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask) {
-  using Memory = typename ExecSpace::memory_space;
   index_t const width = relief.width(), height = relief.height();
   bool const masked = !mask.empty();
   bool const eight = connectivity == 8;
-  ImageView<std::uint64_t, Memory> key("gigaseg::watershed::key", width, height);
-  ImageView<index_t, Memory> parent("gigaseg::watershed::parent", width, height);
+  // Temporaries from the stream-ordered pool on CUDA (core/scratch.hpp).
+  ScratchImage<std::uint64_t, ExecSpace> const key_memory(space, "gigaseg::watershed::key", width, height);
+  // Parents as raster indices into an unpitched array: pointer jumping then needs no division.
+  ScratchArray<index_t, ExecSpace> const parent_memory(space, "gigaseg::watershed::parent", std::size_t(width * height));
+  auto const& key = key_memory.view();
+  auto const& parent = parent_memory.view();
 
   for_each_row_pixel(space, "gigaseg::watershed::init", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
     bool const inside = !masked || mask(y, x) != 0;
     Label const m = inside ? markers(y, x) : Label(0);
     key(y, x) = m != 0 ? std::uint64_t(level_key(relief(y, x))) << (sizeof(T) <= 2 ? 48 : 32) : unreached;
-    parent(y, x) = m != 0 ? y * width + x : -1;
+    parent(y * width + x) = m != 0 ? y * width + x : -1;
   });
 
-  // The neighbour offsets in raster order (the 4-neighbourhood: up, left, right, down).
-  auto neighbour = [=] KOKKOS_FUNCTION(int i, index_t y, index_t x, index_t& ny, index_t& nx) {
+  // The neighbour offsets in raster order (the 4-neighbourhood: up, left, right, down), inside
+  // the image. The relaxation needs no mask test: pixels outside the mask keep `unreached`, whose
+  // step is `unreached`, so they never lower a key.
+  auto in_image = [=] KOKKOS_FUNCTION(int i, index_t y, index_t x, index_t& ny, index_t& nx) {
     static constexpr int dy8[] = {-1, -1, -1, 0, 0, 1, 1, 1}, dx8[] = {-1, 0, 1, -1, 1, -1, 0, 1};
     static constexpr int dy4[] = {-1, 0, 0, 1}, dx4[] = {0, -1, 1, 0};
     ny = y + (eight ? dy8[i] : dy4[i]);
     nx = x + (eight ? dx8[i] : dx4[i]);
-    return ny >= 0 && ny < height && nx >= 0 && nx < width && (!masked || mask(ny, nx) != 0);
+    return ny >= 0 && ny < height && nx >= 0 && nx < width;
+  };
+  // ... and inside the mask.
+  auto neighbour = [=] KOKKOS_FUNCTION(int i, index_t y, index_t x, index_t& ny, index_t& nx) {
+    return in_image(i, y, x, ny, nx) && (!masked || mask(ny, nx) != 0);
   };
   // Key layouts (64 bits, compared as integers). Float reliefs: level (32) | D (22) | E (10).
   // 8- and 16-bit reliefs: level (16) | D (20) | R (16) | E (12). The flood labels a pixel when
@@ -115,12 +126,12 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
   relax_to_fixpoint(space, "gigaseg::watershed::relax", key,
                     KOKKOS_LAMBDA(index_t y, index_t x, std::uint64_t own, TileAccess<std::uint64_t> const& at) {
                       if (masked && mask(y, x) == 0) return own;
-                      if (parent(y, x) == y * width + x) return own;  // a marker
+                      if (markers(y, x) != 0) return own;  // a marker (inside the mask)
                       std::uint32_t const level_q = level_key(relief(y, x));
                       std::uint64_t best = own;
                       for (int k = 0; k < count; ++k) {
                         index_t ny, nx;
-                        if (!neighbour(k, y, x, ny, nx)) continue;
+                        if (!in_image(k, y, x, ny, nx)) continue;
                         std::uint64_t const c = step(at(ny, nx), level_q);
                         best = c < best ? c : best;
                       }
@@ -130,7 +141,7 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
   // Parents: the neighbour whose step gives the pixel's key exactly, smallest (key, index) first.
   for_each_row_pixel(space, "gigaseg::watershed::parents", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
     std::uint64_t const own = key(y, x);
-    if (own == unreached || parent(y, x) == y * width + x || (masked && mask(y, x) == 0)) return;
+    if (own == unreached || parent(y * width + x) == y * width + x || (masked && mask(y, x) == 0)) return;
     std::uint32_t const level_q = level_key(relief(y, x));
     std::uint64_t best_key = unreached;
     index_t best = -1;
@@ -142,7 +153,7 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
       if (kp < own && step(kp, level_q) == own && (kp < best_key || (kp == best_key && index < best)))
         best_key = kp, best = index;
     }
-    parent(y, x) = best;
+    parent(y * width + x) = best;
   });
   // Pointer jumping to the roots (markers), then the labels.
   for (;;) {
@@ -150,12 +161,11 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
     Kokkos::parallel_reduce(
         "gigaseg::watershed::jump", Kokkos::RangePolicy<ExecSpace>(space, 0, width * height),
         KOKKOS_LAMBDA(index_t i, int& any) {
-          index_t const y = i / width, x = i % width;
-          index_t const p = parent(y, x);
+          index_t const p = parent(i);
           if (p < 0) return;
-          index_t const pp = parent(p / width, p % width);
+          index_t const pp = parent(p);
           if (pp != p) {
-            parent(y, x) = pp;
+            parent(i) = pp;
             any = 1;
           }
         },
@@ -163,7 +173,7 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
     if (changed <= 0) break;
   }
   for_each_row_pixel(space, "gigaseg::watershed::labels", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
-    index_t const root = parent(y, x);
+    index_t const root = parent(y * width + x);
     out(y, x) = root < 0 ? Label(0) : markers(root / width, root % width);
   });
 }

@@ -21,11 +21,14 @@
 #include "algorithms/pipelines/stages.hpp"
 #include "algorithms/region_stats.hpp"
 #include "algorithms/watershed.hpp"
+#include "core/scratch.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,7 +57,7 @@ struct CellsResult {
   std::map<std::string, double> timings_ms;  // per stage, each ending with a fence
 };
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& gray,
                           ImageView<Label, typename ExecSpace::memory_space> const& labels, CellsParams const& params = {}) {
   using Memory = typename ExecSpace::memory_space;
@@ -67,18 +70,21 @@ CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, 
   CellsResult result;
   auto stage = [&](char const* name, auto&& work) { pipeline::timed(space, result.timings_ms, name, work); };
 
+  // Temporaries from the stream-ordered pool on CUDA (core/scratch.hpp), released at the end.
+  std::optional<ScratchImage<std::uint8_t, ExecSpace>> smooth_memory, opened_memory;
   ImageView<std::uint8_t const, Memory> filtered = gray;
   if (params.median_size > 1) {
-    ImageView<std::uint8_t, Memory> smooth("gigaseg::cells::median", width, height);
+    auto const& smooth = smooth_memory.emplace(space, "gigaseg::cells::median", width, height).view();
     stage("median", [&] { median(space, gray, smooth, params.median_size); });
     filtered = smooth;
   }
-  ImageView<std::uint8_t, Memory> mask("gigaseg::cells::mask", width, height);
+  ScratchImage<std::uint8_t, ExecSpace> const mask_memory(space, "gigaseg::cells::mask", width, height);
+  ImageView<std::uint8_t, Memory> mask = mask_memory.view();
   pipeline::OtsuSide const side = pipeline::otsu_mask(space, filtered, mask, params.foreground, result.timings_ms);
   result.threshold = side.threshold;
   result.dark = side.dark;
   if (params.open_size > 1) {
-    ImageView<std::uint8_t, Memory> opened("gigaseg::cells::opened", width, height);
+    auto const& opened = opened_memory.emplace(space, "gigaseg::cells::opened", width, height).view();
     MorphParams morph;
     morph.op = MorphOp::open;
     morph.size = params.open_size;
@@ -92,8 +98,10 @@ CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, 
   Kokkos::parallel_reduce(
       "gigaseg::cells::count_background", Kokkos::RangePolicy<ExecSpace>(space, 0, width * height),
       KOKKOS_LAMBDA(index_t i, index_t& n) { n += mask(i / width, i % width) == 0 ? 1 : 0; }, background);
-  ImageView<float, Memory> distance("gigaseg::cells::distance", width, height);
-  ImageView<std::int64_t, Memory> squared("gigaseg::cells::squared", width, height);
+  ScratchImage<float, ExecSpace> const distance_memory(space, "gigaseg::cells::distance", width, height);
+  ScratchImage<std::int64_t, ExecSpace> const squared_memory(space, "gigaseg::cells::squared", width, height);
+  auto const& distance = distance_memory.view();
+  auto const& squared = squared_memory.view();
   if (background == 0 || background == width * height) {
     detail::for_each_row_pixel(space, "gigaseg::cells::none", height, width,
                                KOKKOS_LAMBDA(index_t y, index_t x) { labels(y, x) = 0; });
@@ -104,7 +112,8 @@ CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, 
     distance_transform(space, ImageView<std::uint8_t const, Memory>(mask), distance, DistanceOutputs<Memory>{squared, {}});
   });
 
-  ImageView<Label, Memory> markers("gigaseg::cells::markers", width, height);
+  ScratchImage<Label, ExecSpace> const markers_memory(space, "gigaseg::cells::markers", width, height);
+  auto const& markers = markers_memory.view();
   stage("markers", [&] {
     MarkerParams marker_params;
     marker_params.h = params.h;
@@ -120,7 +129,8 @@ CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, 
   watershed_params.connectivity = params.connectivity;
   auto const markers_c = ImageView<Label const, Memory>(markers);
   if (params.relief == CellsRelief::gradient) {
-    ImageView<std::uint8_t, Memory> relief("gigaseg::cells::gradient", width, height);
+    ScratchImage<std::uint8_t, ExecSpace> const relief_memory(space, "gigaseg::cells::gradient", width, height);
+    auto const& relief = relief_memory.view();
     stage("relief", [&] {
       MorphParams morph;
       morph.op = MorphOp::gradient;
@@ -145,7 +155,8 @@ CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, 
         Kokkos::Max<std::int64_t>(most));
     auto const mask_c = ImageView<std::uint8_t const, Memory>(mask);
     if (most <= 65535) {
-      ImageView<std::uint16_t, Memory> relief("gigaseg::cells::relief", width, height);
+      ScratchImage<std::uint16_t, ExecSpace> const relief_memory(space, "gigaseg::cells::relief", width, height);
+      auto const& relief = relief_memory.view();
       stage("relief", [&] {
         detail::for_each_row_pixel(space, "gigaseg::cells::relief", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
           relief(y, x) = std::uint16_t(65535 - squared(y, x));
@@ -155,7 +166,8 @@ CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, 
         watershed(space, ImageView<std::uint16_t const, Memory>(relief), markers_c, labels, watershed_params, mask_c);
       });
     } else {
-      ImageView<float, Memory> relief("gigaseg::cells::relief", width, height);
+      ScratchImage<float, ExecSpace> const relief_memory(space, "gigaseg::cells::relief", width, height);
+      auto const& relief = relief_memory.view();
       stage("relief", [&] {
         detail::for_each_row_pixel(space, "gigaseg::cells::relief", height, width,
                                    KOKKOS_LAMBDA(index_t y, index_t x) { relief(y, x) = -distance(y, x); });

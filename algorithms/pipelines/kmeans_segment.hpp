@@ -11,6 +11,7 @@
 #include "algorithms/label.hpp"
 #include "algorithms/pipelines/stages.hpp"
 #include "algorithms/region_stats.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -35,7 +36,7 @@ struct KMeansSegmentResult {
   std::map<std::string, double> timings_ms;
 };
 
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 KMeansSegmentResult segment_kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
                                    ImageView<Label, typename ExecSpace::memory_space> const& labels,
                                    KMeansSegmentParams const& params = {}) {

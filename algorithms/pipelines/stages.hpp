@@ -3,6 +3,7 @@
 #include "algorithms/detail/pixelwise.hpp"
 #include "algorithms/histogram.hpp"
 #include "algorithms/otsu.hpp"
+#include "core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -36,7 +37,7 @@ struct OtsuSide {
 
 // Otsu's threshold of `gray` (stage "otsu") and the mask of the chosen side, 255 / 0 (stage
 // "threshold").
-template <class ExecSpace>
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 OtsuSide otsu_mask(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& gray,
                    ImageView<std::uint8_t, typename ExecSpace::memory_space> const& mask, Foreground foreground,
                    std::map<std::string, double>& timings_ms) {

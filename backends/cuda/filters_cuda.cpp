@@ -4,6 +4,7 @@
 
 #include "backends/cuda/cuda_check.hpp"
 #include "backends/cuda/filters_kernels.cuh"
+#include "backends/cuda/stream_scratch.hpp"
 #include "core/error.hpp"
 
 #include <cuda_runtime.h>
@@ -27,7 +28,12 @@ void launch_separable(Kokkos::Cuda const& space, ImageView<std::uint8_t const, K
                       ImageView<std::uint8_t, Kokkos::CudaSpace> const& out, int K) {
   long long const width = in.width(), height = in.height();
   long long const words = (width + 3) / 4;
-  ImageView<std::uint8_t, Kokkos::CudaSpace> columns("gigaseg::morphology::columns", width, height);
+  // The column pass's output, from the stream-ordered pool: a cudaMalloc and cudaFree of a
+  // 20000 x 20000 image (the free waiting for the device) cost more than the row pass.
+  long long const columns_pitch = aligned_pitch(width, 1);
+  cuda::StreamScratch columns_memory(space, std::size_t(columns_pitch * height));
+  auto const columns = ImageView<std::uint8_t, Kokkos::CudaSpace>::wrap(columns_memory.as<std::uint8_t>(), width, height,
+                                                                         columns_pitch);
   // Chains of strips per thread: long enough to read each row once, short enough for ~256 K threads.
   // Two words (8 pixels) per thread where the rows allow 8-byte loads.
   // Pairs need (K - 1) x 64 x 8 bytes of shared memory: up to K = 97 within the 48 KiB default.
@@ -63,8 +69,7 @@ void launch_separable(Kokkos::Cuda const& space, ImageView<std::uint8_t const, K
     row_min_max_kernel<Minimum, false><<<row_grid, row_warps * 32, 0, space.cuda_stream()>>>(
         columns.data(), columns.pitch_bytes(), out.data(), out.pitch_bytes(), width, height, K, halo);
   GIGASEG_CUDA_CHECK(cudaGetLastError());
-  space.fence();  // `columns` is released on return
-}
+}  // `columns` goes back to the pool on the stream, after the row pass
 
 bool aligned(void const* p, long long pitch) { return aligned_to(p, pitch, 4); }
 
