@@ -25,3 +25,9 @@ done | sort -u | while read -r lib; do
   esac
 done
 du -sh "$out"
+# The carry to the GPU machine is limited to 64 MiB: past 60 MB, pack it as one gzip tarball,
+# which the device command unpacks first (`tar -xzf .devbuild/devbuild.tgz -C .devbuild`).
+if [ "$(du -sb "$out" | cut -f1)" -gt 60000000 ]; then
+  tar -czf "$root/devbuild.tgz" -C "$out" . && rm -rf "${out:?}"/* && mv "$root/devbuild.tgz" "$out/"
+  echo "packed as .devbuild/devbuild.tgz ($(du -sh "$out/devbuild.tgz" | cut -f1)): unpack it on the device first"
+fi

@@ -66,5 +66,6 @@ Command make_watershed_command(CLI::App& parent);
 Command make_label_command(CLI::App& parent);
 Command make_segment_command(CLI::App& parent);
 Command make_demo_command(CLI::App& parent);
+Command make_batch_command(CLI::App& parent);
 
 }  // namespace gigaseg::cli

@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
   commands.push_back(cli::make_label_command(app));
   commands.push_back(cli::make_segment_command(app));
   commands.push_back(cli::make_demo_command(app));
+  commands.push_back(cli::make_batch_command(app));
 
   try {
     app.parse(argc, argv);

@@ -228,6 +228,38 @@ check segment-bad-open-names one_line_naming "open"
 expect 2 segment-bad-class -- segment "$work/demo/tissue.png" "$work/x.tif" --pipeline kmeans --k 2 --class 2
 check segment-bad-class-names one_line_naming "class"
 check segment-bad-no-output test ! -e "$work/x.tif"
+# batch: a folder with three good images and a corrupt one; the corrupt one is reported in the
+# summary and the exit, the others are segmented; --resume skips the finished ones; list files.
+mkdir -p "$work/batch-in"
+for name in a b d; do cp "$work/demo/tissue.png" "$work/batch-in/$name.png"; done
+head -c 300 "$work/demo/tissue.png" >"$work/batch-in/c.png"
+echo "not an image" >"$work/batch-in/notes.txt"
+expect 3 batch-one-bad -- --quiet batch --pipeline cells --input "$work/batch-in" --output "$work/batch-out" --stats
+check batch-one-bad-names one_line_naming "summary.csv"
+check batch-summary python3 -c "
+import csv; rows = list(csv.DictReader(open('$work/batch-out/summary.csv')))
+assert [r['file'].split('/')[-1] for r in rows] == ['a.png', 'b.png', 'c.png', 'd.png'], rows
+assert [r['status'] for r in rows if r['file'].endswith('c.png')][0].startswith('error: ') and 'c.png' in rows[2]['status']
+assert all(r['status'] == 'ok' and int(r['components']) == $cells for r in rows if not r['file'].endswith('c.png'))"
+check batch-outputs test -s "$work/batch-out/a.tif" -a -s "$work/batch-out/b.csv" -a -s "$work/batch-out/d.tif" -a ! -e "$work/batch-out/c.tif"
+check batch-labels-equal-segment cmp "$work/batch-out/a.tif" "$work/c.tif"
+rm "$work/batch-in/c.png"
+rm "$work/batch-out/b.tif"
+expect 0 batch-resume -- batch --pipeline cells --input "$work/batch-in" --output "$work/batch-out" --stats --resume
+check batch-resume-progress test "$(grep -c "(resumed)" "$work/err")" -eq 2
+check batch-resume-redone test -s "$work/batch-out/b.tif"
+check batch-resume-summary python3 -c "
+import csv; rows = list(csv.DictReader(open('$work/batch-out/summary.csv')))
+assert len(rows) == 3 and all(r['status'] == 'ok' and int(r['components']) == $cells for r in rows), rows"
+printf '# two of them\nbatch-in/a.png\n\n%s\n' "$work/batch-in/d.png" >"$work/list.txt"
+expect 0 batch-list -- --json batch --pipeline nuclei --input "$work/list.txt" --output "$work/batch-list"
+check batch-list-json python3 -c "import json; d=json.load(open('$work/out')); assert d['images']==2 and d['ok']==2 and d['failed']==0"
+check batch-list-outputs test -s "$work/batch-list/a.tif" -a -s "$work/batch-list/d.tif" -a -s "$work/batch-list/summary.csv"
+cp "$work/demo/tissue.png" "$work/batch-in/a.tif"
+expect 2 batch-clash -- batch --pipeline cells --input "$work/batch-in" --output "$work/batch-clash"
+check batch-clash-names one_line_naming "a.png"
+expect 3 batch-missing-input -- batch --pipeline cells --input "$work/nowhere" --output "$work/batch-none"
+check batch-missing-input-names one_line_naming "nowhere"
 expect 3 demo-bad-folder -- demo --size 64 --out /proc/gigaseg-demo
 check demo-bad-folder-names one_line_naming "gigaseg-demo"
 check no-temporaries-after-labels test -z "$(find "$work" -name '.*.tmp')"

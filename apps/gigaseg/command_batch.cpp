@@ -1,0 +1,324 @@
+// gigaseg batch --pipeline P --input DIR|LISTFILE --output DIR [--resume]: one pipeline over many
+// images (shared/CLI.md). Each image's labels go to OUTDIR/<name>.tif (name: the input's file name
+// without its extension), written atomically; --stats and --overlay add OUTDIR/<name>.csv and
+// OUTDIR/<name>.overlay.png. An image that fails is reported and skipped, the others continue.
+// --resume skips images whose outputs are all there (atomic writes: present means complete). The
+// summary OUTDIR/summary.csv (file,status,components,seconds) is written at the end; seconds:
+// waiting for the image's decoding plus its segmentation (upload, pipeline, download).
+//
+// Overlap: the next image is decoded on a second host thread while the current one is segmented,
+// and the previous one's outputs are encoded and written on a third.
+//
+// Progress on stderr: a bar redrawn in place (files done, rate, time left) when stderr is a
+// terminal, one plain line per image otherwise; --quiet silences it.
+#include "apps/gigaseg/label_output.hpp"
+#include "apps/gigaseg/pipeline_run.hpp"
+#include "core/error.hpp"
+#include "core/io/atomic_file.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gigaseg::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BatchArguments {
+  std::string input, output;
+  bool resume = false, stats = false, overlay = false;
+  PipelineArguments pipeline;
+};
+
+bool is_image_name(fs::path const& path) {
+  std::string extension = path.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return extension == ".png" || extension == ".tif" || extension == ".tiff" || extension == ".pgm" || extension == ".ppm";
+}
+
+// The images of a folder (sorted by name), or the lines of a list file (blank lines and lines
+// starting with '#' skipped; relative paths relative to the list's folder).
+std::vector<std::string> list_inputs(std::string const& input) {
+  std::error_code error;
+  std::vector<std::string> files;
+  if (fs::is_directory(input, error)) {
+    for (auto const& entry : fs::directory_iterator(input, error))
+      if (entry.is_regular_file() && is_image_name(entry.path())) files.push_back(entry.path().string());
+    GIGASEG_REQUIRE(!error, ErrorKind::input, input, "cannot list the folder: " + error.message());
+    std::sort(files.begin(), files.end());
+    GIGASEG_REQUIRE(!files.empty(), ErrorKind::input, input, "the folder holds no .png, .tif, .tiff, .pgm or .ppm file");
+    return files;
+  }
+  std::ifstream list(input);
+  GIGASEG_REQUIRE(list.good(), ErrorKind::input, input, "no such folder or list file");
+  fs::path const base = fs::path(input).parent_path();
+  std::string line;
+  while (std::getline(list, line)) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+    std::size_t const start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line[start] == '#') continue;
+    fs::path const path = line.substr(start);
+    files.push_back((path.is_absolute() ? path : base / path).lexically_normal().string());
+  }
+  GIGASEG_REQUIRE(!files.empty(), ErrorKind::input, input, "the list file names no image");
+  return files;
+}
+
+std::string csv_field(std::string const& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
+  return quoted + "\"";
+}
+
+struct Row {
+  std::string status;  // "ok", "error: <reason>"
+  index_t components = 0;
+  double seconds = 0;
+};
+
+// file -> row of an earlier summary.csv in the output folder (for --resume); fields as written by
+// csv_field (a quoted status may hold commas).
+std::map<std::string, Row> read_summary(std::string const& path) {
+  std::map<std::string, Row> rows;
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::string field;
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      char const c = line[i];
+      if (quoted) {
+        if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') field += '"', ++i;
+        else if (c == '"') quoted = false;
+        else field += c;
+      } else if (c == '"') {
+        quoted = true;
+      } else if (c == ',') {
+        fields.push_back(field), field.clear();
+      } else {
+        field += c;
+      }
+    }
+    fields.push_back(field);
+    if (fields.size() != 4) continue;
+    try {
+      rows[fields[0]] = Row{fields[1], index_t(std::stoll(fields[2])), std::stod(fields[3])};
+    } catch (std::exception const&) {
+    }
+  }
+  return rows;
+}
+
+// Progress on stderr: a bar redrawn in place on a terminal, plain lines otherwise.
+class Progress {
+ public:
+  Progress(std::size_t total, bool quiet) : total_(total), quiet_(quiet), terminal_(isatty(fileno(stderr)) != 0) {}
+  void done(std::size_t index, std::string const& file, Row const& row, bool skipped) {
+    ++finished_;
+    if (!skipped) ++processed_;
+    if (quiet_) return;
+    double const elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    double const rate = processed_ > 0 && elapsed > 0 ? double(processed_) / elapsed : 0;
+    double const left = rate > 0 ? double(total_ - finished_) / rate : 0;
+    char eta[32];
+    std::snprintf(eta, sizeof eta, "%d:%02d", int(left) / 60, int(left) % 60);
+    if (terminal_) {
+      int const width = 30, filled = int(double(width) * double(finished_) / double(total_));
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu  %.2f images/s  ETA %s  %s\033[K", std::string(std::size_t(filled), '#').c_str(),
+                   std::string(std::size_t(width - filled), '.').c_str(), finished_, total_, rate, eta,
+                   fs::path(file).filename().string().c_str());
+      if (row.status != "ok") std::fprintf(stderr, "\n%s: %s\n", file.c_str(), row.status.c_str());
+      if (finished_ == total_) std::fprintf(stderr, "\n");
+    } else {
+      std::fprintf(stderr, "%zu/%zu %s: %s%s, %lld components, %.2f s (%.2f images/s, ETA %s)\n", index + 1, total_,
+                   file.c_str(), row.status.c_str(), skipped ? " (resumed)" : "", (long long)row.components, row.seconds,
+                   rate, eta);
+    }
+    std::fflush(stderr);
+  }
+
+ private:
+  std::size_t total_, finished_ = 0, processed_ = 0;
+  bool quiet_, terminal_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// The reason in a summary row: gigaseg's errors name the file or option themselves.
+std::string reason_of(std::exception const& e) {
+  if (dynamic_cast<std::bad_alloc const*>(&e)) return "out of host memory";
+  return e.what();
+}
+
+}  // namespace
+
+Command make_batch_command(CLI::App& parent) {
+  auto arguments = std::make_shared<BatchArguments>();
+  auto& a = *arguments;
+  Command command;
+  command.name = "batch";
+  command.app = parent.add_subcommand("batch", "one pipeline over a folder or a list of images");
+  CLI::App& app = *command.app;
+  add_pipeline_options(app, a.pipeline);
+  app.add_option("--input", a.input, "a folder of images (.png, .tif, .tiff, .pgm, .ppm) or a list file, one path a line")
+      ->required();
+  app.add_option("--output", a.output, "folder for OUTDIR/<name>.tif and summary.csv (created if missing)")->required();
+  app.add_flag("--resume", a.resume, "skip images whose outputs are already complete");
+  app.add_flag("--stats", a.stats, "also write OUTDIR/<name>.csv, the regions' statistics");
+  app.add_flag("--overlay", a.overlay, "also write OUTDIR/<name>.overlay.png");
+  command.run = [arguments](Session& session) {
+    BatchArguments const& a = *arguments;
+    check_pipeline_arguments(a.pipeline);
+    std::vector<std::string> const files = list_inputs(a.input);
+    std::error_code error;
+    fs::create_directories(a.output, error);
+    GIGASEG_REQUIRE(fs::is_directory(a.output), ErrorKind::input, a.output,
+                    "cannot create the output folder" + (error ? ": " + error.message() : std::string()));
+    // Output names, checked for clashes before any work.
+    std::vector<std::string> stems;
+    std::map<std::string, std::string> owner;
+    for (auto const& file : files) {
+      std::string const stem = fs::path(file).stem().string();
+      auto const [at, fresh] = owner.emplace(stem, file);
+      GIGASEG_REQUIRE(fresh, ErrorKind::usage, file, "writes the same outputs (" + stem + ".tif) as " + at->second);
+      stems.push_back((fs::path(a.output) / stem).string());
+    }
+    auto outputs_of = [&](std::size_t i) {
+      std::vector<std::string> paths{stems[i] + ".tif"};
+      if (a.stats) paths.push_back(stems[i] + ".csv");
+      if (a.overlay) paths.push_back(stems[i] + ".overlay.png");
+      return paths;
+    };
+    std::string const summary_path = (fs::path(a.output) / "summary.csv").string();
+    std::map<std::string, Row> const earlier = a.resume ? read_summary(summary_path) : std::map<std::string, Row>{};
+
+    std::vector<Row> rows(files.size());
+    std::vector<bool> skipped(files.size(), false);
+    for (std::size_t i = 0; i < files.size() && a.resume; ++i) {
+      auto const paths = outputs_of(i);
+      skipped[i] = std::all_of(paths.begin(), paths.end(), [](std::string const& p) { return fs::exists(p); });
+      if (!skipped[i]) continue;
+      auto const found = earlier.find(files[i]);
+      if (found != earlier.end() && found->second.status == "ok") {
+        rows[i] = found->second;
+      } else {  // complete outputs but no summary row: the components are the label image's largest label
+        rows[i].status = "ok";
+        AnyHostImage const labels = read_image(paths[0]);
+        index_t most = 0;
+        std::visit([&](auto const& image) {
+          using T = typename std::decay_t<decltype(image)>::value_type;
+          if constexpr (std::is_integral<T>::value)
+            for (index_t y = 0; y < image.height(); ++y)
+              for (index_t x = 0; x < image.width(); ++x) most = std::max<index_t>(most, index_t(image(y, x)));
+        }, labels);
+        rows[i].components = most;
+      }
+    }
+
+    Progress progress(files.size(), session.options.quiet || session.options.json);
+    auto read_next = [&](std::size_t i) {
+      return std::async(std::launch::async, [path = files[i]] { return read_image(path); });
+    };
+    std::size_t next = 0;
+    auto advance = [&] {
+      while (next < files.size() && skipped[next]) {
+        progress.done(next, files[next], rows[next], true);
+        ++next;
+      }
+    };
+    advance();
+    std::optional<std::future<AnyHostImage>> reading;
+    if (next < files.size()) reading = read_next(next);
+    std::future<void> writing;  // the previous image's outputs
+    std::size_t writing_index = 0;
+    auto finish_writing = [&] {
+      if (!writing.valid()) return;
+      try {
+        writing.get();
+      } catch (std::exception const& e) {
+        rows[writing_index].status = "error: " + reason_of(e);
+        rows[writing_index].components = 0;
+      }
+      progress.done(writing_index, files[writing_index], rows[writing_index], false);
+    };
+    std::size_t ok = 0, failed = 0;
+    auto const batch_start = std::chrono::steady_clock::now();
+    while (next < files.size()) {
+      std::size_t const i = next++;
+      auto const start = std::chrono::steady_clock::now();
+      std::shared_ptr<AnyHostImage> image;
+      std::shared_ptr<Segmentation> result;
+      try {
+        image = std::make_shared<AnyHostImage>(reading->get());
+        advance();
+        if (next < files.size()) reading = read_next(next);  // decoded while this one computes
+        result = std::make_shared<Segmentation>(segment_image(session, a.pipeline, *image, files[i]));
+        rows[i].status = "ok";
+        rows[i].components = result->components;
+      } catch (std::exception const& e) {
+        rows[i].status = "error: " + reason_of(e);
+        advance();
+        if (next < files.size() && (!reading || !reading->valid())) reading = read_next(next);
+      }
+      rows[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      finish_writing();  // the previous image's
+      writing_index = i;
+      if (result) {
+        writing = std::async(std::launch::async, [&a, image, result, paths = outputs_of(i)] {
+          write_label_image(paths[0], result->labels, result->components);
+          if (a.stats) write_stats_csv(paths[1], result->regions);
+          if (a.overlay) write_overlay(paths.back(), *image, result->labels);
+        });
+      } else {
+        writing = std::async(std::launch::deferred, [] {});
+      }
+    }
+    finish_writing();
+    double const total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count();
+
+    std::string csv = "file,status,components,seconds\n";
+    std::size_t resumed = 0;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      (rows[i].status == "ok" ? ok : failed) += 1;
+      resumed += skipped[i] ? 1 : 0;
+      char numbers[64];
+      std::snprintf(numbers, sizeof numbers, ",%lld,%.3f\n", (long long)rows[i].components, rows[i].seconds);
+      csv += csv_field(files[i]) + "," + csv_field(rows[i].status) + numbers;
+    }
+    write_text_file(summary_path, csv);
+    auto& r = session.report;
+    r["command"] = "batch";
+    r["pipeline"] = a.pipeline.pipeline;
+    r["images"] = files.size();
+    r["ok"] = ok;
+    r["failed"] = failed;
+    r["resumed"] = resumed;
+    r["summary"] = summary_path;
+    r["seconds"] = total_seconds;
+    session.timings_ms["batch"] = total_seconds * 1e3;
+    if (!session.options.json && !session.options.quiet)
+      std::cout << ok << " of " << files.size() << " images segmented (" << resumed << " resumed), " << failed
+                << " failed; summary in " << summary_path << "\n";
+    GIGASEG_REQUIRE(failed == 0, ErrorKind::input, summary_path,
+                    std::to_string(failed) + " of " + std::to_string(files.size()) + " images failed (their rows say why)");
+  };
+  return command;
+}
+
+}  // namespace gigaseg::cli
