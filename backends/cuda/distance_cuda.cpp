@@ -179,7 +179,10 @@ __global__ void __launch_bounds__(search_threads)
         nearest[y * nearest_pitch + x] = (long long)__ldg(row + column) * width + column;
       }
     }
-    if (overflow) redo[y] = 1;
+    if (overflow) {
+      redo[y] = 1;
+      redo[height + 1] = 1;  // some row needs the envelope pass
+    }
     __syncthreads();
   }
 }
@@ -197,12 +200,12 @@ bool distance_transform(Kokkos::Cuda const& space, ImageView<std::uint8_t const,
   // cudaFree and device synchronisation per call. Rows pitched to 128 bytes.
   long long const rows_pitch = (width + 31) / 32 * 32;
   cuda::StreamScratch segment_memory(space, std::size_t(2 * segments * width) * sizeof(int));
-  cuda::StreamScratch flag_memory(space, std::size_t(height + 1) * sizeof(int));
+  cuda::StreamScratch flag_memory(space, std::size_t(height + 2) * sizeof(int));
   cuda::StreamScratch row_memory(space, std::size_t(rows_pitch * height) * sizeof(std::int32_t));
   int* const first = segment_memory.as<int>();
   int* const last = first + segments * width;
-  int* const flag_data = flag_memory.as<int>();  // redo per row, then `any`
-  GIGASEG_CUDA_CHECK(cudaMemsetAsync(flag_data, 0, std::size_t(height + 1) * sizeof(int), stream));
+  int* const flag_data = flag_memory.as<int>();  // redo per row, then `any`, then "some row to redo"
+  GIGASEG_CUDA_CHECK(cudaMemsetAsync(flag_data, 0, std::size_t(height + 2) * sizeof(int), stream));
   Kokkos::View<int*, Kokkos::CudaSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> const flags(flag_data, height + 1);
   auto const rows = ImageView<std::int32_t, Kokkos::CudaSpace>::wrap(row_memory.as<std::int32_t>(), width, height,
                                                                      rows_pitch * index_t(sizeof(std::int32_t)));
@@ -233,10 +236,9 @@ bool distance_transform(Kokkos::Cuda const& space, ImageView<std::uint8_t const,
   GIGASEG_CUDA_CHECK(cudaGetLastError());
   // Rows some pixel of which lies more than max_search columns from its site: the envelope pass.
   int redo = 0;
-  Kokkos::parallel_reduce(
-      "gigaseg::distance::redo_rows", Kokkos::RangePolicy<Kokkos::Cuda>(space, 0, height),
-      KOKKOS_LAMBDA(long long y, int& n) { n += flags(y); }, redo);
-  if (redo > 0)
+  GIGASEG_CUDA_CHECK(cudaMemcpyAsync(&redo, flag_data + height + 1, sizeof redo, cudaMemcpyDeviceToHost, stream));
+  GIGASEG_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (redo)
     detail::envelope_rows(space, ImageView<std::int32_t const, Kokkos::CudaSpace>(rows), distance, squared, nearest,
                           Kokkos::View<int const*, Kokkos::CudaSpace>(flags));
   return true;

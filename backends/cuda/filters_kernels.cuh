@@ -445,10 +445,10 @@ __global__ void __launch_bounds__(row_warps * 32)
   bool const inside = mine >= 0 && 4 * (mine + 4) <= width;
   int p = 1;
   while (2 * p <= K) p *= 2;
-  for (long long y = (long long)blockIdx.y * row_warps + (threadIdx.x >> 5); y < height;
-       y += (long long)gridDim.y * row_warps) {
+  // Each warp's rows are loaded one iteration ahead (the next row's 16 bytes a lane are in flight
+  // while this row is folded), so a warp keeps two rows' loads outstanding instead of one.
+  auto load_row = [&](long long y, unsigned (&w)[4]) {
     unsigned char const* row = in + y * in_pitch;
-    unsigned w[4];
     if (VEC && inside) {
       uint4 const v = __ldg(reinterpret_cast<uint4 const*>(row) + mine / 4);
       w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
@@ -465,6 +465,14 @@ __global__ void __launch_bounds__(row_warps * 32)
         }
       }
     }
+  };
+  long long const stride = (long long)gridDim.y * row_warps;
+  long long y = (long long)blockIdx.y * row_warps + (threadIdx.x >> 5);
+  unsigned next[4] = {neutral, neutral, neutral, neutral};
+  if (y < height) load_row(y, next);
+  for (; y < height; y += stride) {
+    unsigned w[4] = {next[0], next[1], next[2], next[3]};
+    if (y + stride < height) load_row(y + stride, next);
     double_run<Minimum, 1>(w, K);
     double_run<Minimum, 2>(w, K);
     double_run<Minimum, 4>(w, K);
