@@ -5,6 +5,8 @@
 #
 #   scripts/build-kokkos.sh host   # Serial + OpenMP + hwloc            (~3 min on 2 cores)
 #   scripts/build-kokkos.sh cuda   # CUDA (sm_90) + OpenMP + Serial     (~10 min on 2 cores)
+#   scripts/build-kokkos.sh fuzz   # Serial only, built with clang, for the libFuzzer targets
+#                                  # (tests/fuzz, scripts/fuzz.sh)        (~2 min on 2 cores)
 #
 # Output: $GIGASEG_CACHE/kokkos-3.4.01-<variant> (default cache ~/.cache/gigaseg). A finished
 # install is marked with .complete and reused; an interrupted one is rebuilt.
@@ -16,8 +18,8 @@ cache=${GIGASEG_CACHE:-$HOME/.cache/gigaseg}
 prefix=$cache/kokkos-3.4.01-$variant
 jobs=${GIGASEG_JOBS:-$(nproc)}
 
-case $variant in host | cuda) ;; *)
-  echo "build-kokkos.sh: unknown variant '$variant' (expected host or cuda)" >&2
+case $variant in host | cuda | fuzz) ;; *)
+  echo "build-kokkos.sh: unknown variant '$variant' (expected host, cuda or fuzz)" >&2
   exit 2
   ;;
 esac
@@ -120,6 +122,11 @@ if [ "$variant" = cuda ]; then
   cmake -S "$src_root" -B "$build" "${common[@]}" \
     -DCMAKE_CXX_COMPILER="$src_root/bin/nvcc_wrapper" \
     -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_HOPPER90=ON
+elif [ "$variant" = fuzz ]; then
+  cmake -S "$src_root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
+    -DCMAKE_CXX_STANDARD=17 -DCMAKE_CXX_COMPILER=clang++ -DKokkos_ENABLE_SERIAL=ON \
+    -DKokkos_ENABLE_OPENMP=OFF -DKokkos_ENABLE_HWLOC=OFF -DKokkos_ENABLE_TESTS=OFF \
+    -DKokkos_ENABLE_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON
 else
   cmake -S "$src_root" -B "$build" "${common[@]}" -DCMAKE_CXX_COMPILER=g++
 fi

@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   libfftw3-dev libopenmpi-dev
   libopencv-core-dev libopencv-imgproc-dev  # test oracle only
+  clang libclang-rt-14-dev                  # libFuzzer for the readers' fuzzers (scripts/fuzz.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -213,6 +214,83 @@ TEST_F(ImageFiles, CorruptHeadersAreInputErrors) {
   expect_input_error(path("bad.png"), "PNG");
   write_bytes("bad.tif", std::string("II*\0\x08\0\0\0\xff\xff", 10));
   expect_input_error(path("bad.tif"), "");
+}
+
+TEST_F(ImageFiles, HugeClaimedSizesFailBeforeAllocating) {
+  // A 20-byte PGM claiming 100000x100000 pixels: the raster's size is known, so it is truncated.
+  write_bytes("huge.pgm", "P5 100000 100000 255\n");
+  expect_input_error(path("huge.pgm"), "truncated");
+  // The reader limit (for services reading untrusted files, and the fuzzers): resource error.
+  auto const image = test::noise_u8(64, 64, 15);
+  write_image(path("limit.png"), image);
+  write_image(path("limit.tif"), image);
+  write_image(path("limit.pgm"), image);
+  set_read_pixel_limit(64 * 64 - 1);
+  for (char const* name : {"limit.png", "limit.tif", "limit.pgm"}) {
+    try {
+      read_image(path(name));
+      ADD_FAILURE() << "no error for " << name;
+    } catch (Error const& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::resource) << e.what();
+      EXPECT_NE(std::string(e.what()).find(path(name)), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("64x64"), std::string::npos) << e.what();
+    }
+  }
+  set_read_pixel_limit(64 * 64);
+  expect_same(read_image(path("limit.tif")), image);
+  set_read_pixel_limit(0);
+  EXPECT_EQ(read_pixel_limit(), 0);
+}
+
+// tests/fuzz/corpus: the fuzzers' seeds and the inputs they found worth keeping. Each file reads or
+// fails with a gigaseg::Error, under the fuzzers' pixel limit; anything else (another exception, a
+// sanitizer report in the sanitizer job) fails. Every seed written by make_seeds.py is valid.
+TEST(FuzzCorpus, EveryInputReadsOrFailsCleanly) {
+  char const* env = std::getenv("GIGASEG_TEST_DATA");
+  std::string const corpus = std::string(env ? env : GIGASEG_TEST_DATA) + "/../fuzz/corpus";
+  set_read_pixel_limit(index_t(1) << 24);
+  int files = 0, seeds_read = 0;
+  for (char const* format : {"png", "tiff", "pnm"}) {
+    std::string const folder = corpus + "/" + format;
+    DIR* d = opendir(folder.c_str());
+    ASSERT_NE(d, nullptr) << folder;
+    while (dirent* e = readdir(d)) {
+      std::string const name = e->d_name;
+      if (name == "." || name == "..") continue;
+      std::string const file = folder + "/" + name;
+      ++files;
+      bool const seed = name.find('.') != std::string::npos;  // libFuzzer names its finds by hash
+      try {
+        AnyHostImage const image = std::string(format) == "png"    ? detail::read_png(file)
+                                   : std::string(format) == "tiff" ? detail::read_tiff(file)
+                                                                   : detail::read_pnm(file);
+        EXPECT_GT(width(image) * height(image), 0) << file;
+        seeds_read += seed ? 1 : 0;
+      } catch (Error const& e) {
+        EXPECT_FALSE(seed) << "a valid seed failed: " << e.what();
+      } catch (std::exception const& e) {
+        ADD_FAILURE() << file << ": not a gigaseg::Error: " << e.what();
+      }
+    }
+    closedir(d);
+  }
+  set_read_pixel_limit(0);
+  EXPECT_GE(seeds_read, 33);  // make_seeds.py's 11 PNG, 15 TIFF and 7 PGM/PPM seeds
+  EXPECT_GE(files, seeds_read);
+}
+
+TEST_F(ImageFiles, PaletteWithTransparencyReadsAsRgb) {
+  // Seed palette8_trns.png: a 6x3 palette image with a tRNS chunk; its alpha is dropped.
+  char const* env = std::getenv("GIGASEG_TEST_DATA");
+  AnyHostImage const image = read_image(std::string(env ? env : GIGASEG_TEST_DATA) + "/../fuzz/corpus/png/palette8_trns.png");
+  ASSERT_TRUE(std::holds_alternative<HostImage<Rgb8>>(image)) << to_string(pixel_type(image));
+  auto const& rgb = std::get<HostImage<Rgb8>>(image);
+  ASSERT_EQ(rgb.width(), 6);
+  ASSERT_EQ(rgb.height(), 3);
+  // Row 0's first index is 0: palette entry 0 is (0, 255, 0).
+  EXPECT_EQ(rgb(0, 0).r, 0);
+  EXPECT_EQ(rgb(0, 0).g, 255);
+  EXPECT_EQ(rgb(0, 0).b, 0);
 }
 
 TEST_F(ImageFiles, WritesAreAtomic) {

@@ -4,6 +4,7 @@
 #include "core/io/atomic_file.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -21,6 +22,22 @@ index_t width(AnyHostImage const& image) {
 }
 index_t height(AnyHostImage const& image) {
   return std::visit([](auto const& view) { return view.height(); }, image);
+}
+
+namespace {
+std::atomic<index_t> pixel_limit{0};
+}  // namespace
+
+void set_read_pixel_limit(index_t pixels) noexcept { pixel_limit.store(pixels < 0 ? 0 : pixels); }
+index_t read_pixel_limit() noexcept { return pixel_limit.load(); }
+
+void detail::check_read_size(std::string const& path, index_t w, index_t h, char const* what) {
+  index_t const limit = read_pixel_limit();
+  if (limit == 0) return;
+  // w and h come from 32-bit header fields: the product fits in 64 bits.
+  GIGASEG_REQUIRE(w * h <= limit, ErrorKind::resource, path,
+                  std::string(what) + " of " + std::to_string(w) + "x" + std::to_string(h) +
+                      " pixels is past the reader limit of " + std::to_string(limit) + " pixels");
 }
 
 char const* to_string(ImageFormat format) noexcept {

@@ -37,12 +37,21 @@ struct WriteOptions {
 AnyHostImage read_image(std::string const& path);
 ImageFormat detect_format(std::string const& path);
 
+// The largest image (width x height, and a TIFF tile) the readers accept: a larger one is an
+// Error(resource) naming the file, raised before any pixel memory is allocated. The default, 0,
+// sets no limit beyond memory (whole-slide images are large). A service that reads untrusted
+// files, and the fuzzers (tests/fuzz), set one: a corrupt header can claim any size. Process-wide.
+void set_read_pixel_limit(index_t pixels) noexcept;
+index_t read_pixel_limit() noexcept;
+
 // Writes `image` to `path` in the format its extension names (.png, .tif/.tiff, .pgm/.ppm).
 // Throws Error(usage) for an unknown extension or a pixel type the format cannot hold.
 void write_image(std::string const& path, AnyHostImage const& image, WriteOptions options = {});
 ImageFormat format_for_extension(std::string const& path);
 
 namespace detail {
+// Throws Error(resource) naming `path` when w x h passes read_pixel_limit().
+void check_read_size(std::string const& path, index_t w, index_t h, char const* what = "image");
 AnyHostImage read_png(std::string const& path);
 AnyHostImage read_tiff(std::string const& path);
 AnyHostImage read_pnm(std::string const& path);

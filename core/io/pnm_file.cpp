@@ -67,6 +67,7 @@ template <class T, int Channels>
 AnyHostImage read_raster(PnmReader& in, bool ascii, index_t w, index_t h, unsigned maxval,
                          std::string const& path) {
   using Stored = std::conditional_t<Channels == 3, Rgb8, T>;
+  check_read_size(path, w, h);
   HostImage<Stored> image(path, w, h);
   std::size_t const samples = std::size_t(w) * Channels;
   std::vector<unsigned char> bytes(ascii ? 0 : samples * sizeof(T));
@@ -113,8 +114,18 @@ AnyHostImage read_pnm(std::string const& path) {
   auto const maxval = unsigned(in.number("maxval"));
   if (w == 0 || h == 0) in.corrupt("zero width or height");
   if (maxval == 0 || maxval > 65535) in.corrupt("maxval " + std::to_string(maxval) + " outside 1..65535");
-  if (!ascii) in.end_of_header();
   bool const wide = maxval > 255;
+  if (!ascii) {
+    in.end_of_header();
+    // A binary raster's size is known: a short file fails here, before its pixels are allocated.
+    std::uint64_t const needed = std::uint64_t(w) * std::uint64_t(h) * (colour ? 3u : 1u) * (wide ? 2u : 1u);
+    long const here = std::ftell(file.get());
+    if (here >= 0 && std::fseek(file.get(), 0, SEEK_END) == 0) {
+      long const end = std::ftell(file.get());
+      if (end >= here && std::uint64_t(end - here) < needed) in.truncated("pixel data");
+      std::fseek(file.get(), here, SEEK_SET);
+    }
+  }
   if (colour)
     return wide ? read_raster<std::uint16_t, 3>(in, ascii, w, h, maxval, path)
                 : read_raster<std::uint8_t, 3>(in, ascii, w, h, maxval, path);

@@ -92,12 +92,14 @@ void place(HostImage<T> const& image, Layout const& layout, unsigned char const*
 
 template <class T, class Sample>
 AnyHostImage decode(TIFF* tif, Layout const& layout, std::string const& path) {
+  check_read_size(path, layout.width, layout.height);
   HostImage<T> image(path, layout.width, layout.height);
   if (TIFFIsTiled(tif)) {
     std::uint32_t tile_width = 0, tile_height = 0;
     TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tile_width);
     TIFFGetField(tif, TIFFTAG_TILELENGTH, &tile_height);
     if (tile_width == 0 || tile_height == 0) fail(path, "tiled TIFF without tile size");
+    check_read_size(path, tile_width, tile_height, "a tile");
     std::vector<unsigned char> buffer(static_cast<std::size_t>(TIFFTileSize(tif)));
     for (std::uint32_t y = 0; y < layout.height; y += tile_height)
       for (std::uint32_t x = 0; x < layout.width; x += tile_width) {
