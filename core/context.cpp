@@ -2,6 +2,8 @@
 
 #include "core/error.hpp"
 
+#include <algorithm>
+
 #ifdef KOKKOS_ENABLE_CUDA
 #include "backends/cuda/stream_instance.hpp"
 #endif
@@ -25,6 +27,63 @@ Backend parse_backend(std::string const& text, std::string const& option) {
   if (text == "serial") return Backend::serial;
   GIGASEG_THROW(ErrorKind::usage, option,
                 "unknown backend '" + text + "' (expected auto, cuda, openmp or serial)");
+}
+
+char const* to_string(OpFamily family) noexcept {
+  switch (family) {
+    case OpFamily::point: return "point";
+    case OpFamily::filter: return "filter";
+    case OpFamily::label: return "label";
+    case OpFamily::distance: return "distance";
+    case OpFamily::pipeline: return "pipeline";
+  }
+  return "?";
+}
+
+OpFamily parse_op_family(std::string const& text, std::string const& option) {
+  for (int f = 0; f < op_family_count; ++f)
+    if (text == to_string(OpFamily(f))) return OpFamily(f);
+  GIGASEG_THROW(ErrorKind::usage, option,
+                "unknown operation family '" + text + "' (expected point, filter, label, distance or pipeline)");
+}
+
+index_t default_small_image_pixels(OpFamily family) noexcept {
+  // Measured on the H200 machine (16 host threads): perf/bench_crossover.cpp, table in
+  // docs/performance.md. Each value is the smallest measured square size at which the GPU,
+  // upload and download included, was faster than the host, and stayed faster above it.
+  switch (family) {
+    case OpFamily::point: return index_t(1024) * 1024;
+    case OpFamily::filter: return index_t(1024) * 1024;
+    case OpFamily::label: return index_t(1024) * 1024;
+    case OpFamily::distance: return index_t(1024) * 1024;
+    case OpFamily::pipeline: return index_t(1024) * 1024;
+  }
+  return index_t(1024) * 1024;
+}
+
+void parse_small_image_pixels(std::string const& text, ContextOptions& options) {
+  std::string const option = "--small-image-pixels";
+  auto number = [&](std::string const& digits) {
+    GIGASEG_REQUIRE(!digits.empty() && digits.size() <= 18 &&
+                        digits.find_first_not_of("0123456789") == std::string::npos,
+                    ErrorKind::usage, option, "'" + digits + "' is not a pixel count (a non-negative integer)");
+    return index_t(std::stoll(digits));
+  };
+  if (text.find('=') == std::string::npos) {
+    options.set_small_image_pixels(number(text));
+    return;
+  }
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t const end = std::min(text.find(',', start), text.size());
+    std::string const item = text.substr(start, end - start);
+    std::size_t const equals = item.find('=');
+    GIGASEG_REQUIRE(equals != std::string::npos, ErrorKind::usage, option,
+                    "'" + item + "' is not family=pixels (families: point, filter, label, distance, pipeline)");
+    options.small_image_pixels[std::size_t(parse_op_family(item.substr(0, equals), option))] =
+        number(item.substr(equals + 1));
+    start = end + 1;
+  }
 }
 
 bool backend_available(Backend backend) {
@@ -53,8 +112,8 @@ bool backend_available(Backend backend) {
 }
 
 ExecutionContext::ExecutionContext(ContextOptions options) : options_(options) {
-  GIGASEG_REQUIRE(options.small_image_pixels >= 0, ErrorKind::usage, "--small-image-pixels",
-                  "must not be negative");
+  for (auto& pixels : options_.small_image_pixels)
+    GIGASEG_REQUIRE(pixels >= -1, ErrorKind::usage, "--small-image-pixels", "must not be negative");
   GIGASEG_REQUIRE(backend_available(options.backend), ErrorKind::usage, "--backend",
                   std::string("backend '") + to_string(options.backend) +
                       "' is not compiled into this gigaseg");
@@ -76,12 +135,18 @@ void ExecutionContext::fence() const {
   host_.fence();
 }
 
-Backend ExecutionContext::resolve(index_t pixels) const {
+index_t ExecutionContext::small_image_pixels(OpFamily family) const noexcept {
+  index_t const set = options_.small_image_pixels[std::size_t(family)];
+  return set >= 0 ? set : default_small_image_pixels(family);
+}
+
+Backend ExecutionContext::resolve(index_t pixels, OpFamily family) const {
   if (options_.backend != Backend::automatic) return options_.backend;
 #ifdef KOKKOS_ENABLE_CUDA
-  if (pixels >= options_.small_image_pixels) return Backend::cuda;
+  if (pixels >= small_image_pixels(family)) return Backend::cuda;
 #else
   (void)pixels;
+  (void)family;
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
   return Backend::openmp;

@@ -7,6 +7,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <array>
 #include <string>
 
 namespace gigaseg {
@@ -17,14 +18,35 @@ char const* to_string(Backend backend) noexcept;
 // Parses "auto|cuda|openmp|serial"; throws Error(usage) naming `option` otherwise.
 Backend parse_backend(std::string const& text, std::string const& option = "--backend");
 
-// Images with fewer pixels than this go to the host backend under `auto`. The value and the
-// measurement behind it are in docs/performance.md ("small-image threshold").
-constexpr index_t default_small_image_pixels = index_t(1) << 20;
+// Operation families, each with its own small-image threshold: below it the GPU loses to its
+// launch and copy costs (seed 000 section 6.4) and `auto` sends the image to the host backend.
+//  - point:    threshold, histogram, convert (a few operations per pixel: transfers dominate)
+//  - filter:   median, Gaussian, Sobel, morphology, convolution
+//  - label:    connected components and region statistics
+//  - distance: exact distance transform, watershed
+//  - pipeline: the segmentation pipelines (segment, batch, demo) and k-means
+enum class OpFamily { point, filter, label, distance, pipeline };
+inline constexpr int op_family_count = 5;
+char const* to_string(OpFamily family) noexcept;
+// Parses a family name; throws Error(usage) naming `option` otherwise.
+OpFamily parse_op_family(std::string const& text, std::string const& option);
+
+// The built-in thresholds (pixels), measured on the H200 machine: the smallest square image at
+// which the GPU, transfers included, beats the host (docs/performance.md, "small-image
+// thresholds", and perf/bench_crossover.cpp).
+index_t default_small_image_pixels(OpFamily family) noexcept;
 
 struct ContextOptions {
   Backend backend = Backend::automatic;
-  index_t small_image_pixels = default_small_image_pixels;
+  // Per family, indexed by OpFamily; -1: the built-in default.
+  std::array<index_t, op_family_count> small_image_pixels{-1, -1, -1, -1, -1};
+  // Sets every family's threshold.
+  void set_small_image_pixels(index_t pixels) { small_image_pixels.fill(pixels); }
 };
+
+// Parses --small-image-pixels: "N" (every family) or "family=N[,family=N...]" (those families),
+// applied to `options`. Throws Error(usage) naming the option.
+void parse_small_image_pixels(std::string const& text, ContextOptions& options);
 
 // True when `backend` is compiled in and (for CUDA) a device is present.
 bool backend_available(Backend backend);
@@ -38,10 +60,12 @@ class ExecutionContext {
   ExecutionContext(ExecutionContext const&) = delete;
   ExecutionContext& operator=(ExecutionContext const&) = delete;
 
-  // The backend that runs an image of `pixels` pixels under this context's options.
-  Backend resolve(index_t pixels) const;
+  // The backend that runs an image of `pixels` pixels of work in `family` under this context's
+  // options.
+  Backend resolve(index_t pixels, OpFamily family) const;
   Backend requested() const noexcept { return options_.backend; }
-  index_t small_image_pixels() const noexcept { return options_.small_image_pixels; }
+  // The threshold in use for `family` (the default unless overridden).
+  index_t small_image_pixels(OpFamily family) const noexcept;
 
   Kokkos::DefaultExecutionSpace const& device() const noexcept { return device_; }
   Kokkos::DefaultHostExecutionSpace const& host() const noexcept { return host_; }

@@ -30,7 +30,7 @@ class ScratchImage {
 #ifdef KOKKOS_ENABLE_CUDA
     if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
       index_t const pitch = aligned_pitch(width, index_t(sizeof(T)));
-      memory_ = std::make_unique<cuda::StreamScratch>(space, std::size_t(pitch * height));
+      memory_ = std::make_unique<cuda::StreamScratch>(space, std::size_t(pitch * height), label.c_str());
       view_ = ImageView<T, Memory>::wrap(memory_->as<T>(), width, height, pitch);
       return;
     }
@@ -55,7 +55,7 @@ class ScratchArray {
   ScratchArray(ExecSpace const& space, std::string const& label, std::size_t size) {
 #ifdef KOKKOS_ENABLE_CUDA
     if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
-      memory_ = std::make_unique<cuda::StreamScratch>(space, size * sizeof(T));
+      memory_ = std::make_unique<cuda::StreamScratch>(space, size * sizeof(T), label.c_str());
       view_ = View(memory_->as<T>(), size);
       return;
     }

@@ -3,12 +3,13 @@
 # lacks (libtiff and its codecs, libpng, hwloc, Google Benchmark) into .devbuild/ (git-ignored),
 # for running on a GPU machine without this machine's packages. glibc, libstdc++, libgcc and the
 # CUDA driver are the target's own.
+# GIGASEG_PACK="tests/gigaseg_tests apps/gigaseg ..." picks the executables (default: all of them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/cuda-bench}
 out=$root/.devbuild
 rm -rf "$out" && mkdir -p "$out/lib"
-for exe in tests/gigaseg_tests apps/gigaseg perf/bench_foundation perf/bench_pixel_ops perf/bench_label perf/bench_filters perf/bench_distance; do
+for exe in ${GIGASEG_PACK:-tests/gigaseg_tests apps/gigaseg perf/bench_foundation perf/bench_pixel_ops perf/bench_label perf/bench_filters perf/bench_distance perf/bench_crossover}; do
   [ -x "$build/$exe" ] && cp "$build/$exe" "$out/"
 done
 strip "$out"/gigaseg_tests "$out"/gigaseg "$out"/bench_* 2>/dev/null || true  # the carry limit is 64 MiB

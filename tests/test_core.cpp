@@ -3,6 +3,7 @@
 #include "core/context.hpp"
 #include "core/error.hpp"
 #include "core/runtime.hpp"
+#include "core/scratch.hpp"
 #include "core/topology.hpp"
 #include "tests/generators.hpp"
 
@@ -27,6 +28,34 @@ TEST(Errors, CarryKindSubjectAndSourceLocation) {
   EXPECT_EQ(Error(ErrorKind::internal, "", "x").exit_code(), 1);
 }
 
+// Device memory running out is a resource error (exit code 4) naming the buffer, for both kinds of
+// device allocation, and the device stays usable afterwards. 400000 x 200000 floats: 298 GiB.
+TEST(CudaMemory, OutOfDeviceMemoryIsAResourceErrorNamingTheBuffer) {
+#ifndef KOKKOS_ENABLE_CUDA
+  GTEST_SKIP() << "no CUDA backend in this build";
+#else
+  auto expect_resource = [](auto&& allocate, char const* label) {
+    try {
+      allocate();
+      ADD_FAILURE() << label << ": no error";
+    } catch (Error const& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::resource) << e.what();
+      EXPECT_EQ(e.exit_code(), 4);
+      EXPECT_NE(std::string(e.what()).find(label), std::string::npos) << e.what();
+    }
+  };
+  expect_resource([] { ImageView<float, Kokkos::CudaSpace> huge("gigaseg::test::huge", 400000, 200000); },
+                  "gigaseg::test::huge");
+  Kokkos::Cuda const space;
+  expect_resource([&] { ScratchImage<float, Kokkos::Cuda> huge(space, "gigaseg::test::huge_scratch", 400000, 200000); },
+                  "gigaseg::test::huge_scratch");
+  ScratchImage<float, Kokkos::Cuda> const small(space, "gigaseg::test::small", 1000, 1000);
+  EXPECT_EQ(cudaMemsetAsync(small.view().data(), 0, 4000, space.cuda_stream()), cudaSuccess);
+  EXPECT_EQ(cudaStreamSynchronize(space.cuda_stream()), cudaSuccess);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+#endif
+}
+
 TEST(Context, ParsesBackendsAndRejectsOthers) {
   EXPECT_EQ(parse_backend("auto"), Backend::automatic);
   EXPECT_EQ(parse_backend("openmp"), Backend::openmp);
@@ -43,20 +72,50 @@ TEST(Context, ParsesBackendsAndRejectsOthers) {
 
 TEST(Context, SmallImagesGoToTheHostUnderAuto) {
   ContextOptions options;
-  options.small_image_pixels = 1000;
+  options.set_small_image_pixels(1000);
+  options.small_image_pixels[std::size_t(OpFamily::label)] = 50;
   ExecutionContext context(options);
+  EXPECT_EQ(context.small_image_pixels(OpFamily::point), 1000);
+  EXPECT_EQ(context.small_image_pixels(OpFamily::label), 50);
 #ifdef KOKKOS_ENABLE_CUDA
-  EXPECT_EQ(context.resolve(999), Backend::openmp);
-  EXPECT_EQ(context.resolve(1000), Backend::cuda);
+  EXPECT_EQ(context.resolve(999, OpFamily::filter), Backend::openmp);
+  EXPECT_EQ(context.resolve(1000, OpFamily::filter), Backend::cuda);
+  EXPECT_EQ(context.resolve(49, OpFamily::label), Backend::openmp);
+  EXPECT_EQ(context.resolve(50, OpFamily::label), Backend::cuda);
   // The context's own stream, not the default (legacy) stream.
   EXPECT_NE(context.device().cuda_stream(), nullptr);
 #else
-  EXPECT_EQ(context.resolve(999), Backend::openmp);
-  EXPECT_EQ(context.resolve(index_t(1) << 40), Backend::openmp);
+  EXPECT_EQ(context.resolve(999, OpFamily::filter), Backend::openmp);
+  EXPECT_EQ(context.resolve(index_t(1) << 40, OpFamily::label), Backend::openmp);
 #endif
   ContextOptions forced;
   forced.backend = Backend::openmp;
-  EXPECT_EQ(ExecutionContext(forced).resolve(index_t(1) << 40), Backend::openmp);
+  EXPECT_EQ(ExecutionContext(forced).resolve(index_t(1) << 40, OpFamily::pipeline), Backend::openmp);
+  // Unset families keep the measured defaults.
+  ExecutionContext defaults{ContextOptions{}};
+  for (int f = 0; f < op_family_count; ++f)
+    EXPECT_EQ(defaults.small_image_pixels(OpFamily(f)), default_small_image_pixels(OpFamily(f))) << to_string(OpFamily(f));
+}
+
+TEST(Context, SmallImagePixelsOption) {
+  ContextOptions options;
+  parse_small_image_pixels("4096", options);
+  for (auto pixels : options.small_image_pixels) EXPECT_EQ(pixels, 4096);
+  ContextOptions some;
+  parse_small_image_pixels("filter=0,label=123", some);
+  EXPECT_EQ(some.small_image_pixels[std::size_t(OpFamily::filter)], 0);
+  EXPECT_EQ(some.small_image_pixels[std::size_t(OpFamily::label)], 123);
+  EXPECT_EQ(some.small_image_pixels[std::size_t(OpFamily::point)], -1);
+  for (char const* bad : {"", "-5", "12x", "colour=5", "filter", "filter=", "filter=1,,label=2"}) {
+    ContextOptions o;
+    try {
+      parse_small_image_pixels(bad, o);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (Error const& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage) << bad;
+      EXPECT_NE(std::string(e.what()).find("--small-image-pixels"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Context, UnavailableBackendIsAUsageError) {

@@ -12,9 +12,10 @@
 
 namespace gigaseg::cli {
 
+// `family` picks the small-image threshold that applies (core/context.hpp).
 template <class F>
-void on_backend(Session& session, index_t pixels, F&& f) {
-  Backend const backend = session.context.resolve(pixels);
+void on_backend(Session& session, index_t pixels, OpFamily family, F&& f) {
+  Backend const backend = session.context.resolve(pixels, family);
   session.report["backend"] = to_string(backend);
   switch (backend) {
 #ifdef KOKKOS_ENABLE_CUDA

@@ -21,7 +21,7 @@ struct GlobalOptions {
   int threads = -1;
   bool json = false;
   bool quiet = false;
-  long long small_image_pixels = -1;  // -1: the built-in default
+  std::string small_image_pixels;  // empty: the built-in defaults; "N" or "family=N,..."
 };
 
 // What a command gets when it runs: Kokkos is initialised and the context is ready.

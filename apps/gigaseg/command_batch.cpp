@@ -6,8 +6,14 @@
 // summary OUTDIR/summary.csv (file,status,components,seconds) is written at the end; seconds:
 // waiting for the image's decoding plus its segmentation (upload, pipeline, download).
 //
-// Overlap: the next image is decoded on a second host thread while the current one is segmented,
-// and the previous one's outputs are encoded and written on a third.
+// Overlap (seeds 001, 002): --readers host threads decode the images ahead; the images go round
+// --streams lanes (each its own CUDA stream, pinned staging buffers and device images reused from
+// one image to the next), so one image's download runs on its lane while the next is uploaded and
+// segmented on another; up to four images' outputs are encoded and written on host threads
+// meanwhile. All Kokkos work is issued from the main thread: Kokkos 3.x's OpenMP backend refuses
+// reductions from any other, and the host backend (images below the small-image threshold,
+// --backend openmp) must work there too. --sequential turns the overlap off (read, segment, write
+// one image after another): the baseline the overlap is measured against (docs/performance.md).
 //
 // Progress on stderr: a bar redrawn in place (files done, rate, time left) when stderr is a
 // terminal, one plain line per image otherwise; --quiet silences it.
@@ -19,12 +25,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <deque>
+#include <exception>
 #include <future>
 #include <iostream>
+#include <mutex>
+#include <thread>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,8 +51,48 @@ namespace fs = std::filesystem;
 
 struct BatchArguments {
   std::string input, output;
-  bool resume = false, stats = false, overlay = false;
+  bool resume = false, stats = false, overlay = false, sequential = false;
+  int streams = 2, readers = 0;  // readers 0: min(8, max(2, hardware threads / 2))
   PipelineArguments pipeline;
+};
+
+// Hands out the images in order, with their decoding started up to `ahead` images in advance on
+// host threads (ahead 0: decoded on the caller's thread when it asks for the pixels).
+class DecodeQueue {
+ public:
+  struct Job {
+    std::size_t index;
+    std::future<AnyHostImage> image;
+  };
+  DecodeQueue(std::vector<std::string> const& files, std::vector<std::size_t> todo, std::size_t ahead)
+      : files_(files), todo_(std::move(todo)), decoding_(todo_.size()), ahead_(ahead) {}
+  std::optional<Job> next() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (position_ == todo_.size()) return std::nullopt;
+    std::size_t const p = position_++;
+    for (; launched_ < std::min(todo_.size(), p + 1 + ahead_); ++launched_)
+      decoding_[launched_] = std::async(std::launch::async, &DecodeQueue::decode, this, todo_[launched_]);
+    if (!decoding_[p].valid()) decoding_[p] = std::async(std::launch::deferred, &DecodeQueue::decode, this, todo_[p]);
+    return Job{todo_[p], std::move(decoding_[p])};
+  }
+  double decode_ms() const { return decode_ms_.load(); }
+
+ private:
+  AnyHostImage decode(std::size_t index) {
+    auto const start = std::chrono::steady_clock::now();
+    AnyHostImage image = read_image(files_[index]);
+    double const ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    for (double seen = decode_ms_.load(); !decode_ms_.compare_exchange_weak(seen, seen + ms);) {
+    }
+    return image;
+  }
+  std::vector<std::string> const& files_;
+  std::vector<std::size_t> const todo_;
+  std::vector<std::future<AnyHostImage>> decoding_;
+  std::size_t const ahead_;
+  std::size_t position_ = 0, launched_ = 0;
+  std::mutex mutex_;
+  std::atomic<double> decode_ms_{0};
 };
 
 bool is_image_name(fs::path const& path) {
@@ -130,7 +181,8 @@ std::map<std::string, Row> read_summary(std::string const& path) {
 class Progress {
  public:
   Progress(std::size_t total, bool quiet) : total_(total), quiet_(quiet), terminal_(isatty(fileno(stderr)) != 0) {}
-  void done(std::size_t index, std::string const& file, Row const& row, bool skipped) {
+  void done(std::string const& file, Row const& row, bool skipped) {
+    std::lock_guard<std::mutex> lock(mutex_);
     ++finished_;
     if (!skipped) ++processed_;
     if (quiet_) return;
@@ -147,7 +199,7 @@ class Progress {
       if (row.status != "ok") std::fprintf(stderr, "\n%s: %s\n", file.c_str(), row.status.c_str());
       if (finished_ == total_) std::fprintf(stderr, "\n");
     } else {
-      std::fprintf(stderr, "%zu/%zu %s: %s%s, %lld components, %.2f s (%.2f images/s, ETA %s)\n", index + 1, total_,
+      std::fprintf(stderr, "%zu/%zu %s: %s%s, %lld components, %.2f s (%.2f images/s, ETA %s)\n", finished_, total_,
                    file.c_str(), row.status.c_str(), skipped ? " (resumed)" : "", (long long)row.components, row.seconds,
                    rate, eta);
     }
@@ -155,6 +207,7 @@ class Progress {
   }
 
  private:
+  std::mutex mutex_;
   std::size_t total_, finished_ = 0, processed_ = 0;
   bool quiet_, terminal_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
@@ -182,6 +235,11 @@ Command make_batch_command(CLI::App& parent) {
   app.add_flag("--resume", a.resume, "skip images whose outputs are already complete");
   app.add_flag("--stats", a.stats, "also write OUTDIR/<name>.csv, the regions' statistics");
   app.add_flag("--overlay", a.overlay, "also write OUTDIR/<name>.overlay.png");
+  app.add_option("--streams", a.streams, "images segmented at once on the GPU, each on its own CUDA stream; default 2")
+      ->check(CLI::Range(1, 16));
+  app.add_option("--readers", a.readers, "images decoded ahead on host threads; default min(8, half the hardware threads)")
+      ->check(CLI::Range(1, 64));
+  app.add_flag("--sequential", a.sequential, "no overlap: read, segment and write one image after another (a baseline)");
   command.run = [arguments](Session& session) {
     BatchArguments const& a = *arguments;
     check_pipeline_arguments(a.pipeline);
@@ -232,65 +290,87 @@ Command make_batch_command(CLI::App& parent) {
     }
 
     Progress progress(files.size(), session.options.quiet || session.options.json);
-    auto read_next = [&](std::size_t i) {
-      return std::async(std::launch::async, [path = files[i]] { return read_image(path); });
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      if (skipped[i]) progress.done(files[i], rows[i], true);
+      else todo.push_back(i);
+    }
+    // Lanes: one when the work stays on the host or everything is sequential.
+    bool const device_possible = backend_available(Backend::cuda) &&
+                                 (session.context.requested() == Backend::automatic || session.context.requested() == Backend::cuda);
+    std::size_t const lanes = a.sequential || !device_possible ? 1 : std::size_t(a.streams);
+    unsigned const hardware = std::max(1u, std::thread::hardware_concurrency());
+    std::size_t const ahead = a.sequential ? 0 : a.readers > 0 ? std::size_t(a.readers) : std::min<std::size_t>(8, std::max(2u, hardware / 2));
+    std::size_t const max_writes = a.sequential ? 1 : std::min<std::size_t>(4, ahead);
+    DecodeQueue queue(files, todo, ahead);
+    std::vector<std::unique_ptr<DeviceLane>> lane_objects;
+    for (std::size_t l = 0; l < lanes; ++l) lane_objects.push_back(std::make_unique<DeviceLane>());
+    std::mutex totals_mutex;
+    double segment_ms = 0, write_ms = 0;
+    std::map<std::string, std::size_t> backends;
+
+    // Outputs being written on host threads, oldest first.
+    struct Writing {
+      std::size_t index;
+      std::future<void> done;
     };
-    std::size_t next = 0;
-    auto advance = [&] {
-      while (next < files.size() && skipped[next]) {
-        progress.done(next, files[next], rows[next], true);
-        ++next;
-      }
-    };
-    advance();
-    std::optional<std::future<AnyHostImage>> reading;
-    if (next < files.size()) reading = read_next(next);
-    std::future<void> writing;  // the previous image's outputs
-    std::size_t writing_index = 0;
-    auto finish_writing = [&] {
-      if (!writing.valid()) return;
+    std::deque<Writing> writing;
+    auto finish_oldest = [&] {
+      Writing w = std::move(writing.front());
+      writing.pop_front();
       try {
-        writing.get();
+        w.done.get();
       } catch (std::exception const& e) {
-        rows[writing_index].status = "error: " + reason_of(e);
-        rows[writing_index].components = 0;
+        rows[w.index].status = "error: " + reason_of(e);
+        rows[w.index].components = 0;
       }
-      progress.done(writing_index, files[writing_index], rows[writing_index], false);
+      progress.done(files[w.index], rows[w.index], false);
     };
-    std::size_t ok = 0, failed = 0;
+
+    // Kokkos work stays on this thread (Kokkos 3.x's OpenMP backend takes work from its initial
+    // thread only); the overlap comes from the reader and writer threads and from the lanes'
+    // streams, where one image's download runs while the next is uploaded and segmented.
     auto const batch_start = std::chrono::steady_clock::now();
-    while (next < files.size()) {
-      std::size_t const i = next++;
+    std::size_t turn = 0;
+    while (auto job = queue.next()) {
+      std::size_t const i = job->index;
       auto const start = std::chrono::steady_clock::now();
       std::shared_ptr<AnyHostImage> image;
       std::shared_ptr<Segmentation> result;
       try {
-        image = std::make_shared<AnyHostImage>(reading->get());
-        advance();
-        if (next < files.size()) reading = read_next(next);  // decoded while this one computes
-        result = std::make_shared<Segmentation>(segment_image(session, a.pipeline, *image, files[i]));
+        image = std::make_shared<AnyHostImage>(job->image.get());
+        auto const computing = std::chrono::steady_clock::now();
+        result = std::make_shared<Segmentation>(
+            segment_image(session.context, *lane_objects[turn++ % lanes], a.pipeline, *image, files[i]));
+        segment_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - computing).count();
+        ++backends[to_string(result->backend)];
         rows[i].status = "ok";
         rows[i].components = result->components;
       } catch (std::exception const& e) {
         rows[i].status = "error: " + reason_of(e);
-        advance();
-        if (next < files.size() && (!reading || !reading->valid())) reading = read_next(next);
       }
       rows[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      finish_writing();  // the previous image's
-      writing_index = i;
-      if (result) {
-        writing = std::async(std::launch::async, [&a, image, result, paths = outputs_of(i)] {
-          write_label_image(paths[0], result->labels, result->components);
-          if (a.stats) write_stats_csv(paths[1], result->regions);
-          if (a.overlay) write_overlay(paths.back(), *image, result->labels);
-        });
-      } else {
-        writing = std::async(std::launch::deferred, [] {});
+      if (!result) {
+        progress.done(files[i], rows[i], false);
+        continue;
       }
+      while (writing.size() >= max_writes) finish_oldest();
+      writing.push_back(Writing{
+          i, std::async(a.sequential ? std::launch::deferred : std::launch::async,
+                        [&a, &totals_mutex, &write_ms, image, result, paths = outputs_of(i)] {
+                          auto const begin = std::chrono::steady_clock::now();
+                          result->wait_for_labels();
+                          write_label_image(paths[0], result->labels, result->components);
+                          if (a.stats) write_stats_csv(paths[1], result->regions);
+                          if (a.overlay) write_overlay(paths.back(), *image, result->labels);
+                          std::lock_guard<std::mutex> lock(totals_mutex);
+                          write_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+                        })});
+      if (a.sequential) finish_oldest();
     }
-    finish_writing();
+    while (!writing.empty()) finish_oldest();
     double const total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count();
+    std::size_t ok = 0, failed = 0;
 
     std::string csv = "file,status,components,seconds\n";
     std::size_t resumed = 0;
@@ -311,6 +391,14 @@ Command make_batch_command(CLI::App& parent) {
     r["resumed"] = resumed;
     r["summary"] = summary_path;
     r["seconds"] = total_seconds;
+    r["images_per_second"] = todo.empty() || total_seconds <= 0 ? 0.0 : double(todo.size()) / total_seconds;
+    r["sequential"] = a.sequential;
+    r["streams"] = lanes;
+    r["readers"] = ahead;
+    r["backends"] = backends;
+    // Work summed over the images (on overlapping threads in the default mode): decoding, the
+    // segmentation (upload, pipeline, download) and writing the outputs.
+    r["work_ms"] = {{"decode", queue.decode_ms()}, {"segment", segment_ms}, {"write", write_ms}};
     session.timings_ms["batch"] = total_seconds * 1e3;
     if (!session.options.json && !session.options.quiet)
       std::cout << ok << " of " << files.size() << " images segmented (" << resumed << " resumed), " << failed

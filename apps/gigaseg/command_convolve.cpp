@@ -26,7 +26,7 @@ Command make_convolve_command(CLI::App& parent) {
     ConvolutionKernel const kernel = read_kernel_text(arguments->kernel);
     ConvolveMethod const requested = methods.at(arguments->method);
     std::string used;
-    run_gray8_filter<float>(session, arguments->input, arguments->output, [&](auto const& space, auto const& in, auto const& out) {
+    run_gray8_filter<float>(session, arguments->input, arguments->output, OpFamily::filter, [&](auto const& space, auto const& in, auto const& out) {
       using Space = std::decay_t<decltype(space)>;
       used = convolve_method<Space>(kernel, requested) == ConvolveMethod::fft ? "fft" : "direct";
       convolve(space, in, out, kernel, requested);

@@ -6,12 +6,51 @@
 #include "apps/gigaseg/backend_dispatch.hpp"
 #include "apps/gigaseg/label_output.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
 
 namespace gigaseg::cli {
+namespace {
+
+// The cells pipeline's peak memory a pixel on its backend, counted from the buffers alive at its
+// watershed (algorithms/pipelines/cells.hpp and the stages it calls): input, median, mask,
+// opening (1 byte each), distance (4), squared distance (8), markers (4), relief (2), the
+// watershed's keys and parents (8 + 8), labels (4).
+constexpr double cells_bytes_per_pixel = 42;
+
+// Fails with a resource error (exit 4) naming --size before anything is generated when the
+// pipeline cannot fit: a 100000 x 100000 demo needs about 390 GiB.
+void check_demo_fits(Session& session, index_t side) {
+  double const pixels = double(side) * double(side);
+  double const gib = double(std::size_t(1) << 30);
+  Backend const backend = session.context.resolve(side * side, OpFamily::pipeline);
+  double const need = pixels * cells_bytes_per_pixel;
+  auto fail = [&](std::string const& where, double available) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "a %lld x %lld demo needs about %.0f GiB (%.0f bytes a pixel) and %s has %.0f GiB; use a smaller --size",
+                  (long long)side, (long long)side, need / gib, cells_bytes_per_pixel, where.c_str(), available / gib);
+    GIGASEG_THROW(ErrorKind::resource, "--size", text);
+  };
+#ifdef KOKKOS_ENABLE_CUDA
+  if (backend == Backend::cuda) {
+    int const ordinal = session.context.device().cuda_device();
+    for (auto const& device : visible_devices())
+      if (device.ordinal == ordinal && need > double(device.free_memory))
+        fail("GPU " + std::to_string(ordinal) + " (" + device.name + ") free", double(device.free_memory));
+    return;
+  }
+#endif
+  (void)backend;
+  double const host = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+  if (host > 0 && need > host) fail("this host's memory", host);
+}
+
+}  // namespace
 
 Command make_demo_command(CLI::App& parent) {
   struct Arguments {
@@ -23,11 +62,12 @@ Command make_demo_command(CLI::App& parent) {
   Command command;
   command.name = "demo";
   command.app = parent.add_subcommand("demo", "synthetic tissue through the cells pipeline, with timings and an overlay");
-  command.app->add_option("--size", arguments->size, "side of the square image, 64 .. 65536; default 8192")
-      ->check(CLI::Range(index_t(64), index_t(65536)));
+  command.app->add_option("--size", arguments->size, "side of the square image, 64 .. 131072; default 8192")
+      ->check(CLI::Range(index_t(64), index_t(131072)));
   command.app->add_option("--out", arguments->out, "folder for tissue.png, labels.tif, overlay.png; default gigaseg-demo");
   command.app->add_option("--seed", arguments->seed, "random seed of the image; default 1");
   command.run = [arguments](Session& session) {
+    check_demo_fits(session, arguments->size);
     std::error_code error;
     std::filesystem::create_directories(arguments->out, error);
     GIGASEG_REQUIRE(!error && std::filesystem::is_directory(arguments->out), ErrorKind::input, arguments->out,
@@ -49,7 +89,7 @@ Command make_demo_command(CLI::App& parent) {
     HostImage<Label> labels;
     {
       StageTimer timer(session, "compute");
-      on_backend(session, tissue.image.pixel_count(), [&](auto const& space) {
+      on_backend(session, tissue.image.pixel_count(), OpFamily::pipeline, [&](auto const& space) {
         using Memory = typename std::decay_t<decltype(space)>::memory_space;
         auto const start = std::chrono::steady_clock::now();
         auto const gray = upload(space, tissue.image);

@@ -22,7 +22,7 @@ Command make_median_command(CLI::App& parent) {
       ->check(CLI::IsMember({"auto", "portable", "tuned"}));
   command.run = [arguments](Session& session) {
     FilterParams const params{parse_path(arguments->path)};
-    run_gray8_filter<std::uint8_t>(session, arguments->input, arguments->output, [&](auto const& space, auto const& in, auto const& out) {
+    run_gray8_filter<std::uint8_t>(session, arguments->input, arguments->output, OpFamily::filter, [&](auto const& space, auto const& in, auto const& out) {
       median(space, in, out, arguments->size, params);
     });
     session.report["command"] = "median";
@@ -48,7 +48,7 @@ Command make_gaussian_command(CLI::App& parent) {
   command.run = [arguments](Session& session) {
     GaussianParams const params{arguments->sigma, arguments->ksize};
     int const ksize = gaussian_ksize(params);  // bad --sigma/--ksize fail before any work
-    run_gray8_filter<std::uint8_t>(session, arguments->input, arguments->output,
+    run_gray8_filter<std::uint8_t>(session, arguments->input, arguments->output, OpFamily::filter,
                                    [&](auto const& space, auto const& in, auto const& out) { gaussian(space, in, out, params); });
     session.report["command"] = "gaussian";
     session.report["sigma"] = arguments->sigma;
@@ -68,7 +68,7 @@ Command make_sobel_command(CLI::App& parent) {
   command.app->add_option("IN", arguments->input, "input image (8-bit gray or RGB)")->required();
   command.app->add_option("OUT", arguments->output, "output image (.tif, 32-bit float)")->required();
   command.run = [arguments](Session& session) {
-    run_gray8_filter<float>(session, arguments->input, arguments->output,
+    run_gray8_filter<float>(session, arguments->input, arguments->output, OpFamily::filter,
                             [&](auto const& space, auto const& in, auto const& out) { sobel_magnitude(space, in, out); });
     session.report["command"] = "sobel";
   };

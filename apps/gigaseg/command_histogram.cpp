@@ -36,7 +36,7 @@ Command make_histogram_command(CLI::App& parent) {
     std::vector<std::uint64_t> counts;
     {
       StageTimer timer(session, "compute");
-      on_backend(session, width(image) * height(image), [&](auto const& space) {
+      on_backend(session, width(image) * height(image), OpFamily::point, [&](auto const& space) {
         using Space = std::decay_t<decltype(space)>;
         using Memory = typename Space::memory_space;
         Counts<Memory> device_counts("gigaseg::cli::counts", binned ? std::size_t(arguments->bins) : 256);

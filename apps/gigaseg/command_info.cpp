@@ -18,7 +18,7 @@ Command make_info_command(CLI::App& parent) {
     for (auto const& d : devices) bus_ids.push_back(d.pci_bus_id);
     HostTopology const topology = query_topology(bus_ids);
     auto& context = session.context;
-    Backend const large = context.resolve(index_t(1) << 40);
+    Backend const large = context.resolve(index_t(1) << 40, OpFamily::pipeline);
 
     auto& r = session.report;
     r["command"] = "info";
@@ -28,7 +28,9 @@ Command make_info_command(CLI::App& parent) {
     r["backends"] = build.backends;
     r["cuda_kernels"] = build.cuda_kernels;
     r["host_threads"] = build.host_threads;
-    r["small_image_pixels"] = context.small_image_pixels();
+    r["small_image_pixels"] = nlohmann::json::object();
+    for (int f = 0; f < op_family_count; ++f)
+      r["small_image_pixels"][to_string(OpFamily(f))] = context.small_image_pixels(OpFamily(f));
     r["devices"] = nlohmann::json::array();
     for (std::size_t i = 0; i < devices.size(); ++i) {
       auto const& d = devices[i];
@@ -59,9 +61,10 @@ Command make_info_command(CLI::App& parent) {
     std::cout << (build.cuda_kernels ? " (tuned CUDA kernels)" : "") << "\n"
               << "backend for large images: " << to_string(large) << " (requested "
               << to_string(context.requested()) << ")\n"
-              << "small-image threshold: " << context.small_image_pixels()
-              << " pixels (smaller images run on the host under --backend auto)\n"
-              << "host threads: " << build.host_threads << "\n";
+              << "small-image thresholds (pixels; smaller images run on the host under --backend auto):";
+    for (int f = 0; f < op_family_count; ++f)
+      std::cout << (f == 0 ? " " : ", ") << to_string(OpFamily(f)) << ' ' << context.small_image_pixels(OpFamily(f));
+    std::cout << "\nhost threads: " << build.host_threads << "\n";
     if (devices.empty()) std::cout << "GPUs: none\n";
     for (std::size_t i = 0; i < devices.size(); ++i) {
       auto const& d = devices[i];

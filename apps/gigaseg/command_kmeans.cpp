@@ -47,7 +47,7 @@ Command make_kmeans_command(CLI::App& parent) {
     HostImage<std::uint8_t> labels;
     {
       StageTimer timer(session, "compute");
-      on_backend(session, rgb.pixel_count(), [&](auto const& space) {
+      on_backend(session, rgb.pixel_count(), OpFamily::pipeline, [&](auto const& space) {
         using Memory = typename std::decay_t<decltype(space)>::memory_space;
         auto in = upload(space, rgb);
         ImageView<std::uint8_t, Memory> out("gigaseg::cli::clusters", rgb.width(), rgb.height());

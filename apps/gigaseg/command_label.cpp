@@ -48,7 +48,7 @@ Command make_label_command(CLI::App& parent) {
     std::vector<RegionStats> regions;
     {
       StageTimer timer(session, "compute");
-      on_backend(session, width(image) * height(image), [&](auto const& space) {
+      on_backend(session, width(image) * height(image), OpFamily::label, [&](auto const& space) {
         using Memory = typename std::decay_t<decltype(space)>::memory_space;
         ImageView<Label, Memory> out("gigaseg::cli::labels", width(image), height(image));
         auto run = [&](auto const& in) {

@@ -72,7 +72,7 @@ Command make_threshold_command(CLI::App& parent) {
     double level = method.level;
     {
       StageTimer timer(session, "compute");
-      on_backend(session, width(image) * height(image), [&](auto const& space) {
+      on_backend(session, width(image) * height(image), OpFamily::point, [&](auto const& space) {
         using Space = std::decay_t<decltype(space)>;
         using Memory = typename Space::memory_space;
         ImageView<std::uint8_t, Memory> out("gigaseg::cli::mask", width(image), height(image));

@@ -76,7 +76,7 @@ Command make_watershed_command(CLI::App& parent) {
     HostImage<Label> labels;
     {
       StageTimer timer(session, "compute");
-      on_backend(session, width(relief) * height(relief), [&](auto const& space) {
+      on_backend(session, width(relief) * height(relief), OpFamily::distance, [&](auto const& space) {
         using Memory = typename std::decay_t<decltype(space)>::memory_space;
         ImageView<Label, Memory> out("gigaseg::cli::watershed", markers.width(), markers.height());
         ImageView<std::uint8_t const, Memory> device_mask;

@@ -12,7 +12,8 @@ namespace gigaseg::cli {
 
 // compute(space, in, out) fills `out` (OutT, same size as the image) from the gray image `in`.
 template <class OutT, class Compute>
-void run_gray8_filter(Session& session, std::string const& input, std::string const& output, Compute&& compute) {
+void run_gray8_filter(Session& session, std::string const& input, std::string const& output, OpFamily family,
+                      Compute&& compute) {
   ImageFormat const format = format_for_extension(output);  // a bad OUT fails before any work
   if constexpr (std::is_same<OutT, float>::value)
     GIGASEG_REQUIRE(format == ImageFormat::tiff, ErrorKind::usage, output,
@@ -25,7 +26,7 @@ void run_gray8_filter(Session& session, std::string const& input, std::string co
   HostImage<OutT> result;
   {
     StageTimer timer(session, "compute");
-    on_backend(session, width(image) * height(image), [&](auto const& space) {
+    on_backend(session, width(image) * height(image), family, [&](auto const& space) {
       using Memory = typename std::decay_t<decltype(space)>::memory_space;
       ImageView<std::uint8_t const, Memory> in = gray8_on(space, image, input);
       ImageView<OutT, Memory> out("gigaseg::cli::filtered", in.width(), in.height());

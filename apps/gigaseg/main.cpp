@@ -37,8 +37,8 @@ void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
   app.add_option("--device", options.device, "GPU ordinal")->check(CLI::NonNegativeNumber);
   app.add_option("--threads", options.threads, "host threads")->check(CLI::PositiveNumber);
   app.add_option("--small-image-pixels", options.small_image_pixels,
-                 "images below this many pixels run on the host under --backend auto")
-      ->check(CLI::NonNegativeNumber);
+                 "N or family=N[,family=N...]: images below N pixels run on the host under --backend auto "
+                 "(families: point, filter, label, distance, pipeline; gigaseg info shows the defaults)");
   app.add_flag("--json", options.json, "print one JSON object summarising the result");
   app.add_flag("--quiet", options.quiet, "print nothing but errors");
 }
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     Runtime runtime(RuntimeOptions{options.threads, options.device});
     ContextOptions context_options;
     context_options.backend = parse_backend(options.backend);
-    if (options.small_image_pixels >= 0) context_options.small_image_pixels = options.small_image_pixels;
+    if (!options.small_image_pixels.empty()) parse_small_image_pixels(options.small_image_pixels, context_options);
     int code = 0;
     {
       ExecutionContext context(context_options);

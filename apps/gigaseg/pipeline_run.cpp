@@ -6,7 +6,16 @@
 #include "apps/gigaseg/backend_dispatch.hpp"
 
 #include <chrono>
+#include <cstring>
+#include <mutex>
 #include <type_traits>
+
+#ifdef KOKKOS_ENABLE_CUDA
+#include "backends/cuda/cuda_check.hpp"
+#include "backends/cuda/stream_instance.hpp"
+
+#include <cuda_runtime_api.h>
+#endif
 
 namespace gigaseg::cli {
 namespace {
@@ -31,14 +40,25 @@ void take_result(Segmentation& s, Result&& r) {
   }
 }
 
+// The image on the backend, the plain way: a new device image per call (upload, gray8_on).
 template <class Space>
+struct PlainInputs {
+  Space const& space;
+  ImageView<Rgb8, typename Space::memory_space> rgb(HostImage<Rgb8> const& image) const { return upload(space, image); }
+  ImageView<std::uint8_t, typename Space::memory_space> gray(AnyHostImage const& image, std::string const& path) const {
+    return gray8_on(space, image, path);
+  }
+};
+
+// inputs.rgb(HostImage<Rgb8>) and inputs.gray(AnyHostImage, path): the image on the backend.
+template <class Space, class Inputs>
 void run_pipeline(Space const& space, PipelineArguments const& a, AnyHostImage const& image, std::string const& path,
-                  ImageView<Label, typename Space::memory_space> const& labels, Segmentation& s) {
+                  ImageView<Label, typename Space::memory_space> const& labels, Segmentation& s, Inputs const& inputs) {
   using Memory = typename Space::memory_space;
   auto const start = std::chrono::steady_clock::now();  // the upload's
   if (a.pipeline == "kmeans") {
     HostImage<Rgb8> const rgb = rgb8_of(image, path, "the kmeans pipeline");
-    auto const colour = upload(space, rgb);
+    auto const colour = inputs.rgb(rgb);
     space.fence();
     s.timings_ms["upload"] = elapsed_ms(start);
     KMeansSegmentParams params;
@@ -58,7 +78,7 @@ void run_pipeline(Space const& space, PipelineArguments const& a, AnyHostImage c
       s.report["centres"].push_back(r.clusters.channels == 1 ? nlohmann::json::array({c[0]}) : nlohmann::json::array({c[0], c[1], c[2]}));
     return;
   }
-  auto const gray = gray8_on(space, image, path);
+  auto const gray = inputs.gray(image, path);
   space.fence();
   s.timings_ms["upload"] = elapsed_ms(start);
   auto const in = ImageView<std::uint8_t const, Memory>(gray);
@@ -125,15 +145,185 @@ void check_pipeline_arguments(PipelineArguments const& a) {
 Segmentation segment_image(Session& session, PipelineArguments const& a, AnyHostImage const& image,
                            std::string const& path) {
   Segmentation s;
-  on_backend(session, width(image) * height(image), [&](auto const& space) {
+  s.backend = session.context.resolve(width(image) * height(image), OpFamily::pipeline);
+  on_backend(session, width(image) * height(image), OpFamily::pipeline, [&](auto const& space) {
     using Memory = typename std::decay_t<decltype(space)>::memory_space;
     ImageView<Label, Memory> out("gigaseg::cli::labels", width(image), height(image));
-    run_pipeline(space, a, image, path, out, s);
+    run_pipeline(space, a, image, path, out, s, PlainInputs<std::decay_t<decltype(space)>>{space});
     auto const start = std::chrono::steady_clock::now();
     s.labels = download(space, out);
     s.timings_ms["download"] = elapsed_ms(start);
   });
   return s;
+}
+
+#ifdef KOKKOS_ENABLE_CUDA
+namespace {
+
+// Pinned host memory (cudaHostAlloc) handed out as shared blocks: a block is free again when no
+// one else holds it (a writer thread releases a label image's block when the file is written).
+// Allocation is slow and cudaFreeHost synchronises the device, so blocks live as long as the lane.
+class PinnedPool {
+ public:
+  struct Block {
+    void* data = nullptr;
+    std::size_t bytes = 0;
+    ~Block() {
+      if (data != nullptr) (void)cudaFreeHost(data);
+    }
+  };
+  std::shared_ptr<Block> acquire(std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto const& block : blocks_)
+      if (block.use_count() == 1 && block->bytes >= bytes) return block;
+    auto block = std::make_shared<Block>();
+    if (cudaHostAlloc(&block->data, bytes, cudaHostAllocDefault) != cudaSuccess) {
+      (void)cudaGetLastError();
+      GIGASEG_THROW(ErrorKind::resource, "batch", "cannot allocate " + std::to_string(bytes >> 20) + " MiB of pinned host memory");
+    }
+    block->bytes = bytes;
+    blocks_.push_back(block);
+    return block;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<Block>> blocks_;
+};
+
+// A host image laid out as `like` (same pitch) in a pinned block.
+template <class T, class Memory>
+HostImage<T> pinned_like(std::shared_ptr<PinnedPool::Block> const& block, ImageView<T, Memory> const& like) {
+  return HostImage<T>::wrap(static_cast<T*>(block->data), like.width(), like.height(), like.pitch_bytes());
+}
+
+template <class T>
+void copy_rows(HostImage<T> const& to, HostImage<T const> const& from) {
+  for (index_t y = 0; y < from.height(); ++y)
+    std::memcpy(to.row(y), from.row(y), std::size_t(from.width()) * sizeof(T));
+}
+
+}  // namespace
+
+struct DeviceLane::Impl {
+  using Memory = Kokkos::CudaSpace;
+  void* stream = nullptr;
+  Kokkos::Cuda space;
+  PinnedPool pinned;
+  // The last image's device images, reused while the size repeats.
+  ImageView<std::uint8_t, Memory> gray;
+  ImageView<Rgb8, Memory> rgb;
+  ImageView<Label, Memory> labels;
+  std::vector<std::shared_ptr<PinnedPool::Block>> uploads;  // held until the image is done
+
+  Impl() : space(cuda::make_stream_instance(stream)) {}
+  ~Impl() {
+    space.fence();
+    gray = {};
+    rgb = {};
+    labels = {};
+    space = Kokkos::Cuda();  // drop the instance before its stream goes
+    cuda::destroy_stream(stream);
+  }
+  template <class T>
+  static ImageView<T, Memory>& sized(ImageView<T, Memory>& image, index_t w, index_t h, char const* label) {
+    if (image.width() != w || image.height() != h) {
+      image = {};
+      image = ImageView<T, Memory>(label, w, h);
+    }
+    return image;
+  }
+  // `host` on the device through a pinned block: a host copy into pinned memory, then an
+  // asynchronous copy on the lane's stream.
+  template <class T>
+  ImageView<T, Memory> const& upload(HostImage<T> const& host, ImageView<T, Memory>& device) {
+    sized(device, host.width(), host.height(), "gigaseg::batch::input");
+    auto block = pinned.acquire(std::size_t(device.pitch_bytes() * device.height()));
+    HostImage<T> const staged = pinned_like(block, device);
+    copy_rows<T>(staged, host);
+    copy(space, device, staged);
+    uploads.push_back(std::move(block));
+    return device;
+  }
+};
+
+namespace {
+// The lane's inputs: pinned uploads into the lane's device images; colour becomes gray there.
+struct LaneInputs {
+  DeviceLane::Impl& lane;
+  ImageView<Rgb8, Kokkos::CudaSpace> rgb(HostImage<Rgb8> const& image) const { return lane.upload(image, lane.rgb); }
+  ImageView<std::uint8_t, Kokkos::CudaSpace> gray(AnyHostImage const& image, std::string const& path) const {
+    if (auto const* gray = std::get_if<HostImage<std::uint8_t>>(&image)) return lane.upload(*gray, lane.gray);
+    if (auto const* colour = std::get_if<HostImage<Rgb8>>(&image)) {
+      auto const& rgb = lane.upload(*colour, lane.rgb);
+      auto const& gray = DeviceLane::Impl::sized(lane.gray, rgb.width(), rgb.height(), "gigaseg::batch::gray");
+      rgb_to_gray(lane.space, ImageView<Rgb8 const, Kokkos::CudaSpace>(rgb), gray);
+      return gray;
+    }
+    return gray8_on(lane.space, image, path);  // the input error naming the file
+  }
+};
+}  // namespace
+
+DeviceLane::DeviceLane() : impl_(std::make_unique<Impl>()) {}
+#else
+struct DeviceLane::Impl {};
+DeviceLane::DeviceLane() = default;
+#endif
+DeviceLane::~DeviceLane() = default;
+
+void Segmentation::wait_for_labels() const {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (download) GIGASEG_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(download.get())));
+#endif
+}
+
+Segmentation segment_image(ExecutionContext const& context, DeviceLane& lane, PipelineArguments const& a,
+                           AnyHostImage const& image, std::string const& path) {
+  Segmentation s;
+  s.backend = context.resolve(width(image) * height(image), OpFamily::pipeline);
+#ifdef KOKKOS_ENABLE_CUDA
+  if (s.backend == Backend::cuda) {
+    DeviceLane::Impl& l = *lane.impl_;
+    auto& labels = DeviceLane::Impl::sized(l.labels, width(image), height(image), "gigaseg::batch::labels");
+    try {
+      run_pipeline(l.space, a, image, path, labels, s, LaneInputs{l});
+      // The download is queued on the lane's stream and left running: the next image's upload and
+      // kernels go on meanwhile (on another lane), and the writer waits for this event.
+      auto block = l.pinned.acquire(std::size_t(labels.pitch_bytes() * labels.height()));
+      s.labels = pinned_like(block, labels);
+      copy(l.space, s.labels, labels);
+      cudaEvent_t done = nullptr;
+      GIGASEG_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+      s.download = std::shared_ptr<void>(done, [](void* event) { (void)cudaEventDestroy(static_cast<cudaEvent_t>(event)); });
+      GIGASEG_CUDA_CHECK(cudaEventRecord(done, l.space.cuda_stream()));
+      s.labels_memory = std::move(block);
+    } catch (...) {
+      l.space.fence();  // nothing of this image may still be in flight when its buffers are reused
+      l.uploads.clear();
+      throw;
+    }
+    l.uploads.clear();
+    return s;
+  }
+#else
+  (void)lane;
+#endif
+  auto on = [&](auto const& space) {
+    ImageView<Label, Kokkos::HostSpace> out("gigaseg::cli::labels", width(image), height(image));
+    run_pipeline(space, a, image, path, out, s, PlainInputs<std::decay_t<decltype(space)>>{space});
+    s.labels = out;
+  };
+  switch (s.backend) {
+#ifdef KOKKOS_ENABLE_OPENMP
+    case Backend::openmp: on(Kokkos::OpenMP()); return s;
+#endif
+#ifdef KOKKOS_ENABLE_SERIAL
+    case Backend::serial: on(Kokkos::Serial()); return s;
+#endif
+    default:
+      GIGASEG_THROW(ErrorKind::usage, "--backend", std::string(to_string(s.backend)) + " is not compiled into this gigaseg");
+  }
 }
 
 }  // namespace gigaseg::cli

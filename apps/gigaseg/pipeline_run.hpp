@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ void check_pipeline_arguments(PipelineArguments const& a);
 
 struct Segmentation {
   HostImage<Label> labels;
+  std::shared_ptr<void> labels_memory;  // what keeps `labels` alive when a lane's pinned buffer holds them
+  std::shared_ptr<void> download;       // a lane's download of `labels`, still in flight
+  Backend backend = Backend::automatic;  // the one that ran
+  // Waits until `labels` hold the result (a lane's download is asynchronous); any thread may call it.
+  void wait_for_labels() const;
   index_t components = 0;
   std::vector<RegionStats> regions;
   std::map<std::string, double> timings_ms;  // the pipeline's stages, upload and download
@@ -38,5 +44,29 @@ struct Segmentation {
 // chooses for its size; records that backend in session.report["backend"].
 Segmentation segment_image(Session& session, PipelineArguments const& a, AnyHostImage const& image,
                            std::string const& path);
+
+// A batch lane: an execution-space instance on its own CUDA stream, pinned host buffers for uploads
+// and downloads, and the device images of the last image, reused while sizes repeat. Images taken
+// in turn by two or more lanes overlap one image's download with the next one's upload and
+// compute. On builds without CUDA a lane holds nothing.
+class DeviceLane {
+ public:
+  DeviceLane();
+  ~DeviceLane();
+  DeviceLane(DeviceLane const&) = delete;
+  DeviceLane& operator=(DeviceLane const&) = delete;
+  struct Impl;
+
+ private:
+  friend Segmentation segment_image(ExecutionContext const&, DeviceLane&, PipelineArguments const&, AnyHostImage const&,
+                                    std::string const&);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The batch's form: images the context sends to CUDA run on the lane's stream, and their labels
+// come back into the lane's pinned memory asynchronously (Segmentation::wait_for_labels); others
+// run on the host backend. Call it from the thread that initialised Kokkos.
+Segmentation segment_image(ExecutionContext const& context, DeviceLane& lane, PipelineArguments const& a,
+                           AnyHostImage const& image, std::string const& path);
 
 }  // namespace gigaseg::cli

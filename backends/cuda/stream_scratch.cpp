@@ -41,8 +41,15 @@ cudaMemPool_t pool_of_current_device() {
 
 }  // namespace
 
-StreamScratch::StreamScratch(Kokkos::Cuda const& space, std::size_t bytes) : stream_(space.cuda_stream()) {
-  GIGASEG_CUDA_CHECK(cudaMallocFromPoolAsync(&pointer_, std::max<std::size_t>(bytes, 1), pool_of_current_device(), stream_));
+StreamScratch::StreamScratch(Kokkos::Cuda const& space, std::size_t bytes, char const* label)
+    : stream_(space.cuda_stream()) {
+  cudaError_t const status = cudaMallocFromPoolAsync(&pointer_, std::max<std::size_t>(bytes, 1), pool_of_current_device(), stream_);
+  if (status == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();  // not sticky: the context stays usable
+    GIGASEG_THROW(ErrorKind::resource, label,
+                  "out of device memory allocating " + std::to_string(bytes >> 20) + " MiB (cudaMallocFromPoolAsync)");
+  }
+  if (status != cudaSuccess) throw_cuda_error(status, "cudaMallocFromPoolAsync", __FILE__, __LINE__);
 }
 
 StreamScratch::~StreamScratch() { cudaFreeAsync(pointer_, stream_); }

@@ -7,12 +7,14 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <string>
 
 namespace gigaseg::cuda {
 
 class StreamScratch {
  public:
-  StreamScratch(Kokkos::Cuda const& space, std::size_t bytes);
+  // Throws Error(resource) naming `label` when the device is out of memory.
+  StreamScratch(Kokkos::Cuda const& space, std::size_t bytes, char const* label = "gigaseg::scratch");
   ~StreamScratch();
   StreamScratch(StreamScratch const&) = delete;
   StreamScratch& operator=(StreamScratch const&) = delete;

@@ -223,6 +223,9 @@ expect 0 segment-cells-gradient -- --json segment "$work/demo/tissue.png" "$work
 check segment-cells-gradient-json python3 -c "import json; d=json.load(open('$work/out')); assert 0 < d['components'] <= $cells and 'relief' in d['timings_ms']"
 expect 0 segment-kmeans -- --json segment "$work/demo/tissue.png" "$work/k.tif" --pipeline kmeans --k 2 --seed 1
 check segment-kmeans-json python3 -c "import json; d=json.load(open('$work/out')); assert d['object_class']==0 and d['components']>=1 and len(d['centres'])==2 and 'kmeans' in d['timings_ms']"
+expect 4 demo-too-large -- demo --size 100000 --out "$work/huge-demo"
+check demo-too-large-names one_line_naming "size.*GiB"
+check demo-too-large-nothing-written test ! -e "$work/huge-demo"
 expect 2 segment-bad-open -- segment "$work/demo/tissue.png" "$work/x.tif" --pipeline cells --open 4
 check segment-bad-open-names one_line_naming "open"
 expect 2 segment-bad-class -- segment "$work/demo/tissue.png" "$work/x.tif" --pipeline kmeans --k 2 --class 2
@@ -255,6 +258,23 @@ printf '# two of them\nbatch-in/a.png\n\n%s\n' "$work/batch-in/d.png" >"$work/li
 expect 0 batch-list -- --json batch --pipeline nuclei --input "$work/list.txt" --output "$work/batch-list"
 check batch-list-json python3 -c "import json; d=json.load(open('$work/out')); assert d['images']==2 and d['ok']==2 and d['failed']==0"
 check batch-list-outputs test -s "$work/batch-list/a.tif" -a -s "$work/batch-list/d.tif" -a -s "$work/batch-list/summary.csv"
+# Overlap: lanes (CUDA streams on a GPU build), readers ahead and a mixed run (small images on the
+# host, large on the device under --backend auto) give the same files as --sequential.
+mkdir -p "$work/batch-mixed"
+expect 0 demo-small -- --quiet demo --size 200 --out "$work/demo-small"
+for name in m1 m3 m5; do cp "$work/demo/tissue.png" "$work/batch-mixed/$name.png"; done
+for name in m2 m4; do cp "$work/demo-small/tissue.png" "$work/batch-mixed/$name.png"; done
+expect 0 batch-sequential -- --json --small-image-pixels pipeline=100000 batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-seq" --sequential --stats
+check batch-sequential-json python3 -c "import json; d=json.load(open('$work/out')); assert d['sequential'] and d['streams']==1 and d['ok']==5 and sum(d['backends'].values())==5 and set(d['work_ms'])=={'decode','segment','write'}"
+expect 0 batch-lanes -- --json --small-image-pixels pipeline=100000 batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-lanes" --streams 3 --readers 2 --stats
+check batch-lanes-json python3 -c "import json; d=json.load(open('$work/out')); assert not d['sequential'] and d['readers']==2 and d['ok']==5 and d['images_per_second']>0"
+check batch-lanes-equal-sequential bash -c "for n in m1 m2 m3 m4 m5; do cmp '$work/batch-seq/'\$n.tif '$work/batch-lanes/'\$n.tif && cmp '$work/batch-seq/'\$n.csv '$work/batch-lanes/'\$n.csv || exit 1; done"
+expect 2 batch-bad-streams -- batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-x" --streams 0
+check batch-bad-streams-names one_line_naming "streams"
+expect 0 info-small-image -- --json --small-image-pixels filter=7,label=0 info
+check info-small-image-json python3 -c "import json; d=json.load(open('$work/out'))['small_image_pixels']; assert d['filter']==7 and d['label']==0 and d['point']>0 and set(d)=={'point','filter','label','distance','pipeline'}"
+expect 2 bad-small-image -- --small-image-pixels colour=5 info
+check bad-small-image-names one_line_naming "small-image-pixels"
 cp "$work/demo/tissue.png" "$work/batch-in/a.tif"
 expect 2 batch-clash -- batch --pipeline cells --input "$work/batch-in" --output "$work/batch-clash"
 check batch-clash-names one_line_naming "a.png"
