@@ -48,17 +48,20 @@ OpFamily parse_op_family(std::string const& text, std::string const& option) {
 }
 
 index_t default_small_image_pixels(OpFamily family) noexcept {
-  // Measured on the H200 machine (16 host threads): perf/bench_crossover.cpp, table in
-  // docs/performance.md. Each value is the smallest measured square size at which the GPU,
-  // upload and download included, was faster than the host, and stayed faster above it.
+  // Measured on the H200 machine (16 host threads), 2026-12-03: perf/bench_crossover.cpp, table in
+  // docs/performance.md. Each value is the smallest measured square size at which the GPU, upload
+  // and download included, was faster than the host, and stayed faster at every larger size up
+  // to 4096^2. Point operations, filters and labelling never were: from and to host files, 16
+  // host threads beat the transfers (by 2x to 47x), so `auto` keeps them on the host
+  // (small_image_never); --backend cuda or --small-image-pixels still sends them to the GPU.
   switch (family) {
-    case OpFamily::point: return index_t(1024) * 1024;
-    case OpFamily::filter: return index_t(1024) * 1024;
-    case OpFamily::label: return index_t(1024) * 1024;
-    case OpFamily::distance: return index_t(1024) * 1024;
-    case OpFamily::pipeline: return index_t(1024) * 1024;
+    case OpFamily::point: return small_image_never;
+    case OpFamily::filter: return small_image_never;
+    case OpFamily::label: return small_image_never;
+    case OpFamily::distance: return index_t(256) * 256;
+    case OpFamily::pipeline: return index_t(256) * 256;
   }
-  return index_t(1024) * 1024;
+  return small_image_never;
 }
 
 void parse_small_image_pixels(std::string const& text, ContextOptions& options) {

@@ -8,6 +8,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <array>
+#include <limits>
 #include <string>
 
 namespace gigaseg {
@@ -35,6 +36,8 @@ OpFamily parse_op_family(std::string const& text, std::string const& option);
 // which the GPU, transfers included, beats the host (docs/performance.md, "small-image
 // thresholds", and perf/bench_crossover.cpp).
 index_t default_small_image_pixels(OpFamily family) noexcept;
+// A threshold no image reaches: the family stays on the host under `auto`.
+inline constexpr index_t small_image_never = std::numeric_limits<index_t>::max();
 
 struct ContextOptions {
   Backend backend = Backend::automatic;

@@ -7,7 +7,7 @@
 # targets of tests/fuzz in build/fuzz, then runs each reader for SECONDS with AddressSanitizer,
 # UndefinedBehaviorSanitizer and leak detection, starting from the committed corpus
 # tests/fuzz/corpus/<reader>. New inputs go to build/fuzz/corpus-<reader>; a crash, hang
-# (10 s per input), leak or out-of-memory (2 GiB) stops the run, leaves the input in
+# (10 s per input), leak, allocation past 2 GiB or 3 GiB resident stops the run, leaves the input in
 # build/fuzz/artifacts-<reader>/ and makes this script fail. CI runs it with the default 20 s as a
 # smoke test; the 10-minute runs behind docs/robustness.md are `scripts/fuzz.sh 600`.
 #
@@ -36,7 +36,7 @@ for reader in "${readers[@]}"; do
   mkdir -p "$work" "$artifacts"
   echo "== fuzzing the $reader reader for $seconds s"
   if ! "$build/fuzz_read_$reader" "$work" "$root/tests/fuzz/corpus/$reader" -max_total_time="$seconds" \
-      -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts/" \
+      -timeout=10 -malloc_limit_mb=2048 -rss_limit_mb=3072 -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts/" \
       2>"$build/fuzz-$reader.log"; then
     status=1
     echo "fuzz.sh: the $reader reader failed; input in $artifacts/, log in $build/fuzz-$reader.log" >&2

@@ -19,6 +19,10 @@
 #include <string>
 #include <vector>
 
+#ifndef GIGASEG_TEST_DATA  // set by tests/CMakeLists.txt
+#define GIGASEG_TEST_DATA "tests/data"
+#endif
+
 namespace gigaseg {
 namespace {
 

@@ -29,8 +29,10 @@ Command make_info_command(CLI::App& parent) {
     r["cuda_kernels"] = build.cuda_kernels;
     r["host_threads"] = build.host_threads;
     r["small_image_pixels"] = nlohmann::json::object();
-    for (int f = 0; f < op_family_count; ++f)
-      r["small_image_pixels"][to_string(OpFamily(f))] = context.small_image_pixels(OpFamily(f));
+    for (int f = 0; f < op_family_count; ++f) {  // null: never (the family stays on the host)
+      index_t const pixels = context.small_image_pixels(OpFamily(f));
+      r["small_image_pixels"][to_string(OpFamily(f))] = pixels == small_image_never ? nlohmann::json() : nlohmann::json(pixels);
+    }
     r["devices"] = nlohmann::json::array();
     for (std::size_t i = 0; i < devices.size(); ++i) {
       auto const& d = devices[i];
@@ -62,8 +64,11 @@ Command make_info_command(CLI::App& parent) {
               << "backend for large images: " << to_string(large) << " (requested "
               << to_string(context.requested()) << ")\n"
               << "small-image thresholds (pixels; smaller images run on the host under --backend auto):";
-    for (int f = 0; f < op_family_count; ++f)
-      std::cout << (f == 0 ? " " : ", ") << to_string(OpFamily(f)) << ' ' << context.small_image_pixels(OpFamily(f));
+    for (int f = 0; f < op_family_count; ++f) {
+      index_t const pixels = context.small_image_pixels(OpFamily(f));
+      std::cout << (f == 0 ? " " : ", ") << to_string(OpFamily(f)) << ' '
+                << (pixels == small_image_never ? std::string("never (host only)") : std::to_string(pixels));
+    }
     std::cout << "\nhost threads: " << build.host_threads << "\n";
     if (devices.empty()) std::cout << "GPUs: none\n";
     for (std::size_t i = 0; i < devices.size(); ++i) {

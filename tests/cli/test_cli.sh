@@ -272,7 +272,7 @@ check batch-lanes-equal-sequential bash -c "for n in m1 m2 m3 m4 m5; do cmp '$wo
 expect 2 batch-bad-streams -- batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-x" --streams 0
 check batch-bad-streams-names one_line_naming "streams"
 expect 0 info-small-image -- --json --small-image-pixels filter=7,label=0 info
-check info-small-image-json python3 -c "import json; d=json.load(open('$work/out'))['small_image_pixels']; assert d['filter']==7 and d['label']==0 and d['point']>0 and set(d)=={'point','filter','label','distance','pipeline'}"
+check info-small-image-json python3 -c "import json; d=json.load(open('$work/out'))['small_image_pixels']; assert d['filter']==7 and d['label']==0 and d['point'] is None and d['pipeline']==65536 and set(d)=={'point','filter','label','distance','pipeline'}"
 expect 2 bad-small-image -- --small-image-pixels colour=5 info
 check bad-small-image-names one_line_naming "small-image-pixels"
 cp "$work/demo/tissue.png" "$work/batch-in/a.tif"
