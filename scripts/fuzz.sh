@@ -28,14 +28,22 @@ cmake -S "$root/tests/fuzz" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebIn
   -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_PREFIX_PATH="$cache/kokkos-3.4.01-fuzz" >/dev/null
 cmake --build "$build" --target $(printf 'fuzz_read_%s ' "${readers[@]}")
 
+# GIGASEG_FUZZ_RUNS=N: N inputs a reader from a fixed seed instead of SECONDS (reproducible: CI).
+if [ -n "${GIGASEG_FUZZ_RUNS:-}" ]; then
+  limit=(-runs="$GIGASEG_FUZZ_RUNS" -seed=1)
+  seconds="$GIGASEG_FUZZ_RUNS inputs"
+else
+  limit=(-max_total_time="$seconds")
+  seconds="$seconds s"
+fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
 for reader in "${readers[@]}"; do
   work=$build/corpus-$reader artifacts=$build/artifacts-$reader
   mkdir -p "$work" "$artifacts"
-  echo "== fuzzing the $reader reader for $seconds s"
-  if ! "$build/fuzz_read_$reader" "$work" "$root/tests/fuzz/corpus/$reader" -max_total_time="$seconds" \
+  echo "== fuzzing the $reader reader for $seconds"
+  if ! "$build/fuzz_read_$reader" "$work" "$root/tests/fuzz/corpus/$reader" "${limit[@]}" \
       -timeout=10 -malloc_limit_mb=2048 -rss_limit_mb=3072 -max_len=65536 -print_final_stats=1 -artifact_prefix="$artifacts/" \
       2>"$build/fuzz-$reader.log"; then
     status=1

@@ -142,6 +142,11 @@ AnyHostImage read_tiff(std::string const& path) {
   std::uint16_t compression = COMPRESSION_NONE;
   TIFFGetFieldDefaulted(tif.get(), TIFFTAG_COMPRESSION, &compression);
   if (layout.width == 0 || layout.height == 0) fail(path, "TIFF has no pixels");
+  // Gray, gray+alpha, RGB and RGBA, with room for a few extra samples. The strip and tile buffers
+  // grow with the sample count: a 216-byte file claiming 65279 samples made them 17 GB (found by
+  // tests/fuzz).
+  if (layout.samples == 0 || layout.samples > 8)
+    fail(path, "unsupported TIFF: " + std::to_string(layout.samples) + " samples per pixel (at most 8 are read)");
   if (layout.samples > 1 && layout.planar != PLANARCONFIG_CONTIG)
     fail(path, "unsupported TIFF: separate colour planes (PlanarConfiguration=2)");
 
