@@ -8,8 +8,8 @@
 # UndefinedBehaviorSanitizer and leak detection, starting from the committed corpus
 # tests/fuzz/corpus/<reader>. New inputs go to build/fuzz/corpus-<reader>; a crash, hang
 # (10 s per input), leak, allocation past 2 GiB or 3 GiB resident stops the run, leaves the input in
-# build/fuzz/artifacts-<reader>/ and makes this script fail. CI runs it with the default 20 s as a
-# smoke test; the 10-minute runs behind docs/robustness.md are `scripts/fuzz.sh 600`.
+# build/fuzz/artifacts-<reader>/ and makes this script fail. CI runs GIGASEG_FUZZ_RUNS=30000 (below)
+# as a smoke test; the 10-minute runs behind docs/robustness.md are `scripts/fuzz.sh 600`.
 #
 # GIGASEG_FUZZ_MERGE=1 adds the new inputs that extend coverage to the committed corpus.
 set -euo pipefail
