@@ -17,10 +17,15 @@
 #include <benchmark/benchmark.h>
 
 #include <cstring>
+#include <map>
+#include <vector>
 #include <random>
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime_api.h>
+#if GIGASEG_HAVE_CUDA_KERNELS
+#include "backends/cuda/filters_cuda.hpp"
+#endif
 #endif
 #ifdef GIGASEG_BENCH_OPENCV
 #include <opencv2/imgproc.hpp>
@@ -42,7 +47,16 @@ HostImage<std::uint8_t> noise_image(index_t side) {
 
 template <class Memory>
 ImageView<std::uint8_t, Memory> make_image(index_t side) {
-  auto const host = noise_image(side);
+  // Google Benchmark calls a benchmark once a repetition: the noise is drawn once a side (kept as
+  // plain bytes: a Kokkos allocation must not outlive Kokkos::finalize).
+  static std::map<index_t, std::vector<std::uint8_t>> drawn;
+  if (drawn.find(side) == drawn.end()) {
+    auto const fresh = noise_image(side);
+    std::vector<std::uint8_t> bytes(std::size_t(side * side));
+    for (index_t y = 0; y < side; ++y) std::memcpy(bytes.data() + y * side, fresh.row(y), std::size_t(side));
+    drawn.emplace(side, std::move(bytes));
+  }
+  auto const host = HostImage<std::uint8_t>::wrap(drawn.at(side).data(), side, side, side);
   ImageView<std::uint8_t, Memory> image("perf::image", side, side);
   Kokkos::DefaultHostExecutionSpace host_space;
   copy(host_space, image, host);
@@ -132,6 +146,31 @@ void BM_CudaMemcpyDeviceToDevice(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_CudaMemcpyDeviceToDevice)->Arg(20000)->Apply(configure);
+#if GIGASEG_HAVE_CUDA_KERNELS
+// Arguments: side, rectangle size, passes (1 fused, 2 separable), chain (0: automatic), rows a
+// tile (0: automatic): the wide rectangle kernels by name, for the choice between them and the
+// fused kernel's shape.
+void BM_ErodePasses(benchmark::State& state) {
+  Kokkos::Cuda space;
+  auto in = make_image<Kokkos::CudaSpace>(state.range(0));
+  ImageView<std::uint8_t, Kokkos::CudaSpace> out("perf::out", in.width(), in.height());
+  auto const passes = state.range(2) == 1 ? tuned::RectPasses::fused : tuned::RectPasses::separable;
+  SpaceTimer<Kokkos::Cuda> timer(space);
+  run_timed(state, 2.0 * double(in.pixel_count()), [&] {
+    return timer.milliseconds([&] {
+      if (!tuned::rect_min_max_u8(space, In<Kokkos::Cuda>(in), out, int(state.range(1)), true, passes, int(state.range(3)),
+                                  int(state.range(4))))
+        state.SkipWithError("size out of range for these passes");
+    });
+  });
+}
+BENCHMARK(BM_ErodePasses)
+    ->ArgsProduct({{20000}, {31}, {1}, {0}, {0, 4, 16, 31}})
+    ->Args({20000, 31, 1, 12, 0})
+    ->ArgsProduct({{20000}, {15, 47, 63}, {1}, {0}, {0}})
+    ->ArgsProduct({{20000}, {15, 31, 47, 63}, {2}, {0}, {0}})
+    ->Apply(configure);
+#endif
 BENCHMARK_TEMPLATE(BM_Median, Kokkos::Cuda)->Args({20000, 3, 1})->Args({20000, 5, 1})->Args({20000, 3, 0})->Args({20000, 5, 0})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_SobelMagnitude, Kokkos::Cuda)->Args({20000, 1})->Args({20000, 0})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Erode, Kokkos::Cuda)

@@ -7,6 +7,10 @@
 #include "tests/device_helpers.hpp"
 #include "tests/generators.hpp"
 
+#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
+#include "backends/cuda/filters_cuda.hpp"
+#endif
+
 #include <gtest/gtest.h>
 #include <opencv2/imgproc.hpp>
 
@@ -87,6 +91,52 @@ TYPED_TEST(Morphology, RejectsEvenSizesAndMismatchedImages) {
   EXPECT_THROW(morphology(TypeParam(), ImageView<std::uint8_t const, M>(a), a, MorphParams{MorphOp::erode, StructuringShape::rect, 4}), Error);
   EXPECT_THROW(morphology(TypeParam(), ImageView<std::uint8_t const, M>(a), b, MorphParams{}), Error);
 }
+
+#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
+// The CUDA wide-rectangle kernels by name, each against cv::erode / cv::dilate: the fused kernel
+// and the two separable passes, every chain length from one strip up (chain boundaries, the
+// re-read rows above a chain), tiles of 3 rows, 8 and a whole strip, bands ending inside a word, device rois 4-byte but not 16-byte
+// aligned (no vector stores), images narrower or shorter than the rectangle.
+TEST(MorphologyCuda, FusedAndSeparableRectanglesMatchOpenCV) {
+  Kokkos::Cuda space;
+  using M = Kokkos::CudaSpace;
+  auto const tall = test::noise_u8(1033, 701, 11);
+  auto const wide = test::noise_u8(2100, 12, 12);
+  auto const narrow = test::noise_u8(37, 400, 13);
+  auto const tiny = test::noise_u8(5, 3, 14);
+  for (auto const* host : {&tall, &wide, &narrow, &tiny})
+    for (bool roi : {false, true}) {
+      if (roi && host->width() < 16) continue;
+      auto const device_full = test::to_space(space, *host);
+      // A roi starting 4 bytes in: rows 4-byte aligned, not 16.
+      auto const device = roi ? device_full.roi(4, 1, host->width() - 7, host->height() - 1) : device_full;
+      auto const source = roi ? host->roi(4, 1, host->width() - 7, host->height() - 1) : *host;
+      for (int size : {3, 9, 15, 31, 33, 47, 49, 63})
+        for (bool minimum : {true, false}) {
+          cv::Mat expected;
+          auto const element = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(size, size));
+          if (minimum) cv::erode(test::as_mat(source), expected, element);
+          else cv::dilate(test::as_mat(source), expected, element);
+          auto const want = test::from_mat<std::uint8_t>(expected);
+          for (auto passes : {tuned::RectPasses::fused, tuned::RectPasses::separable})
+            for (int chain : {0, 1, 2, 3, 7})
+              for (int rows : {0, 3, size}) {  // rows a tile: the default, a tile ending inside a strip, whole strips
+                if (passes == tuned::RectPasses::separable && (chain != 0 || rows != 0)) continue;  // fused only
+                ImageView<std::uint8_t, M> out("out", device.width(), device.height());
+                ASSERT_TRUE(tuned::rect_min_max_u8(space, ImageView<std::uint8_t const, M>(device), out, size, minimum,
+                                                   passes, chain, rows));
+                ASSERT_EQ(test::count_differences(test::to_host(space, out), want), 0)
+                    << device.width() << "x" << device.height() << " roi " << roi << " size " << size << " min "
+                    << minimum << " passes " << int(passes) << " chain " << chain << " rows " << rows;
+              }
+        }
+    }
+  // Out of range: the caller takes another path.
+  ImageView<std::uint8_t, M> a("a", 64, 64), b("b", 64, 64);
+  EXPECT_FALSE(tuned::rect_min_max_u8(space, ImageView<std::uint8_t const, M>(a), b, 65, true, tuned::RectPasses::fused));
+  EXPECT_FALSE(tuned::rect_min_max_u8(space, ImageView<std::uint8_t const, M>(a), b, 193, true, tuned::RectPasses::separable));
+}
+#endif
 
 }  // namespace
 }  // namespace gigaseg

@@ -71,6 +71,41 @@ void launch_separable(Kokkos::Cuda const& space, ImageView<std::uint8_t const, K
   GIGASEG_CUDA_CHECK(cudaGetLastError());
 }  // `columns` goes back to the pool on the stream, after the row pass
 
+// Fused column and row passes (fused_min_max_kernel): (K - 1 + R) x 512 bytes of shared memory a
+// block, opted in past the 48 KiB default.
+// On the H200 at 20000^2 (docs/performance.md, issue 5): fused 0.839 ms against separable 0.883 ms
+// at 31, 0.929 / 1.08 at 47, 1.11 / 1.20 at 63, but 0.883 / 0.771 at 15; tiles of 16 rows 0.839,
+// of 8 0.867, of 4 1.01, whole strips 0.866 ms at 31.
+constexpr int fused_from_size = 23;
+constexpr int fused_max_size = 63;
+constexpr int fused_default_rows = 16;
+
+template <bool Minimum>
+void launch_fused(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokkos::CudaSpace> const& in,
+                  ImageView<std::uint8_t, Kokkos::CudaSpace> const& out, int K, int chain, int rows) {
+  long long const width = in.width(), height = in.height();
+  long long const words = (width + 3) / 4;
+  int const halo = (K / 2 + 15) / 16 * 4;  // words of context a side, a multiple of 4 (16-byte stores)
+  long long const bands = (words + (fused_words - 2 * halo) - 1) / (fused_words - 2 * halo);
+  long long const strips = (height + K - 1) / K;
+  // Chains of strips a block: each chain reads K - 1 rows above its first strip again, so long
+  // chains, but enough blocks (~4096) to fill the GPU several times over.
+  if (chain <= 0) chain = int(std::max<long long>(1, std::min<long long>(strips, strips * bands / 4096)));
+  long long chains = (strips + chain - 1) / chain;
+  while (chains > 65535) {
+    ++chain;
+    chains = (strips + chain - 1) / chain;
+  }
+  int const R = rows <= 0 ? std::min(K, fused_default_rows) : std::min(K, rows);
+  std::size_t const shared = std::size_t(K - 1 + R) * fused_words * sizeof(unsigned);
+  if (shared > 48 * 1024)
+    GIGASEG_CUDA_CHECK(cudaFuncSetAttribute(fused_min_max_kernel<Minimum>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+  bool const vector_store = aligned_to(out.data(), out.pitch_bytes(), 16);
+  fused_min_max_kernel<Minimum><<<dim3(unsigned(bands), unsigned(chains)), fused_words, shared, space.cuda_stream()>>>(
+      in.data(), in.pitch_bytes(), out.data(), out.pitch_bytes(), width, height, K, R, halo, chain, vector_store);
+  GIGASEG_CUDA_CHECK(cudaGetLastError());
+}
+
 bool aligned(void const* p, long long pitch) { return aligned_to(p, pitch, 4); }
 
 template <int K, class Op>
@@ -99,15 +134,34 @@ bool median(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokkos::Cud
 
 bool rect_min_max_u8(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokkos::CudaSpace> const& in,
                      ImageView<std::uint8_t, Kokkos::CudaSpace> const& out, int size, bool minimum) {
+  return rect_min_max_u8(space, in, out, size, minimum, RectPasses::automatic);
+}
+
+bool rect_min_max_u8(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokkos::CudaSpace> const& in,
+                     ImageView<std::uint8_t, Kokkos::CudaSpace> const& out, int size, bool minimum, RectPasses passes,
+                     int chain, int rows) {
   if (!aligned(in.data(), in.pitch_bytes()) || !aligned(out.data(), out.pitch_bytes())) return false;
   int const neutral = minimum ? 255 : 0;
-  switch (size) {
-    case 3: return launch<3>(space, in, out, neutral, RectMinMaxOp{minimum});
-    case 5: return launch<5>(space, in, out, neutral, RectMinMaxOp{minimum});
-    case 7: return launch<7>(space, in, out, neutral, RectMinMaxOp{minimum});
-    default: break;
+  if (passes == RectPasses::automatic) {
+    switch (size) {
+      case 3: return launch<3>(space, in, out, neutral, RectMinMaxOp{minimum});
+      case 5: return launch<5>(space, in, out, neutral, RectMinMaxOp{minimum});
+      case 7: return launch<7>(space, in, out, neutral, RectMinMaxOp{minimum});
+      default: break;
+    }
+    if (size < 9) return false;
+    passes = size >= fused_from_size && size <= fused_max_size ? RectPasses::fused : RectPasses::separable;
   }
-  if (size < 9 || size > max_separable_size) return false;
+  if (size < 3 || size % 2 == 0) return false;
+  if (passes == RectPasses::fused) {
+    if (size > fused_max_size) return false;
+    if (minimum)
+      launch_fused<true>(space, in, out, size, chain, rows);
+    else
+      launch_fused<false>(space, in, out, size, chain, rows);
+    return true;
+  }
+  if (size > max_separable_size) return false;
   if (minimum)
     launch_separable<true>(space, in, out, size);
   else

@@ -12,10 +12,20 @@ bool median(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokkos::Cud
             ImageView<std::uint8_t, Kokkos::CudaSpace> const& out, int size);
 
 // Erosion (minimum) or dilation (maximum) over a size x size rectangle with OpenCV's morphology
-// border (pixels outside the image take no part). Sizes 3, 5 and 7 in one fused pass; 9 .. 191 as a
-// van Herk/Gil-Werman column pass and a doubling row pass. Same precondition; false for other sizes.
+// border (pixels outside the image take no part). Sizes 3, 5 and 7 in one register-window pass;
+// the others as a van Herk/Gil-Werman column pass and a doubling row pass: 23 .. 63 fused in one
+// kernel (the column extrema stay in shared memory), 9 .. 21 and 65 .. 191 in two kernels. Same
+// precondition; false for other sizes.
 bool rect_min_max_u8(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokkos::CudaSpace> const& in,
                      ImageView<std::uint8_t, Kokkos::CudaSpace> const& out, int size, bool minimum);
+
+// The wide-rectangle kernels by name, for tests and benchmarks: fused (odd sizes 3 .. 63) or
+// separable (3 .. 191). Fused only: `chain` strips of `size` rows a block (0: chosen from the
+// image's size), `rows` output rows a tile (0: the default, 16).
+enum class RectPasses { automatic, fused, separable };
+bool rect_min_max_u8(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokkos::CudaSpace> const& in,
+                     ImageView<std::uint8_t, Kokkos::CudaSpace> const& out, int size, bool minimum, RectPasses passes,
+                     int chain = 0, int rows = 0);
 
 // sqrt(gx^2 + gy^2) with cv::Sobel's 3x3 gx and gy, BORDER_REFLECT_101. False, doing nothing, when
 // the input's rows are not 4-byte aligned.

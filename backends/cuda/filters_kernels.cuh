@@ -498,4 +498,103 @@ __global__ void __launch_bounds__(row_warps * 32)
   }
 }
 
+// Fused wide rectangle: the column pass and the row pass of one band of rows in one kernel, the
+// band's column extrema kept in shared memory instead of making a round trip through device memory
+// (the separable passes read and write the image twice). A block owns a band of fused_words words
+// (512 pixels, `halo` of them on each side context only) and a chain of strips of K rows: its
+// threads run the column pass above (a thread a word, V = 1), `R` output rows at a time, into a
+// tile of R rows; then each warp folds tile rows by doubling as row_min_max_kernel does. A small
+// tile keeps the shared memory a block needs ((K - 1 + R) x 512 bytes) low enough for many blocks,
+// so enough loads are in flight. Bytes past the image's right edge become the neutral value before
+// the row fold, which would otherwise carry them left.
+constexpr int fused_words = 128;   // words in a band: one warp-row of the doubling fold
+constexpr int fused_warps = fused_words / 32;
+
+template <bool Minimum>
+__global__ void __launch_bounds__(fused_words)
+    fused_min_max_kernel(unsigned char const* __restrict__ in, long long in_pitch, unsigned char* __restrict__ out,
+                         long long out_pitch, long long width, long long height, int K, int R, int halo, int chain,
+                         bool vector_store) {
+  extern __shared__ unsigned fused_shared[];
+  unsigned* const slots = fused_shared;                           // (K - 1) x fused_words
+  unsigned* const tile = fused_shared + (K - 1) * fused_words;    // R x fused_words, 16-byte aligned rows
+  int const tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, r = K / 2;
+  int const useful = fused_words - 2 * halo;
+  unsigned const neutral = Minimum ? 0xffffffffu : 0u;
+  long long const words = (width + 3) / 4;
+  long long const band = (long long)blockIdx.x * useful - halo;  // the band's first word
+  long long const word = band + tid;
+  bool const valid = word >= 0 && word < words;
+  unsigned keep = 0xffffffffu;  // the bytes of the word inside the image
+  if (valid && 4 * word + 4 > width) keep = (1u << (8 * int(width - 4 * word))) - 1u;
+  auto read = [&](long long y) -> unsigned {
+    if (!valid || y < 0 || y >= height) return neutral;
+    unsigned const v = __ldg(reinterpret_cast<unsigned const*>(in + y * in_pitch) + word);
+    return (v & keep) | (neutral & ~keep);
+  };
+  long long const first = (long long)blockIdx.y * chain;
+  {  // the first strip's suffix rows, read from memory
+    long long const y0 = first * K;
+    unsigned acc = neutral;
+#pragma unroll 8
+    for (int t = K - 2; t >= 0; --t) {
+      acc = min_max4<Minimum>(acc, read(y0 - r + t));
+      slots[t * fused_words + tid] = acc;
+    }
+  }
+  int p = 1;
+  while (2 * p <= K) p *= 2;
+  int const g = 4 * lane;  // the lane's first word in the band
+  for (long long strip = first; strip < first + chain && strip * K < height; ++strip) {
+    long long const y0 = strip * K, pivot = y0 + r;
+    unsigned acc = neutral;
+    for (int t0 = 0; t0 < K; t0 += R) {
+      int const n = K - t0 < R ? K - t0 : R;
+#pragma unroll 8
+      for (int u = 0; u < n; ++u) {  // output row y0 + t, t = t0 + u; row pivot + t joins the prefix
+        int const t = t0 + u;
+        unsigned const v = read(pivot + t);
+        acc = min_max4<Minimum>(acc, v);
+        tile[u * fused_words + tid] = t < K - 1 ? min_max4<Minimum>(slots[t * fused_words + tid], acc) : acc;
+        if (t > 0) slots[(t - 1) * fused_words + tid] = v;  // raw row pivot + t: the next strip's row t - 1
+      }
+      __syncthreads();  // the tile's n rows are complete
+      for (int u = warp; u < n && y0 + t0 + u < height; u += fused_warps) {
+        uint4 const q = reinterpret_cast<uint4 const*>(tile + u * fused_words)[lane];
+        unsigned w[4] = {q.x, q.y, q.z, q.w};
+        double_run<Minimum, 1>(w, K);
+        double_run<Minimum, 2>(w, K);
+        double_run<Minimum, 4>(w, K);
+        double_run<Minimum, 8>(w, K);
+        double_run<Minimum, 16>(w, K);
+        double_run<Minimum, 32>(w, K);
+        double_run<Minimum, 64>(w, K);
+        double_run<Minimum, 128>(w, K);
+        unsigned a[4], b[4];
+        lane_bytes(w, -r, a);
+        lane_bytes(w, -r + K - p, b);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) a[j] = min_max4<Minimum>(a[j], b[j]);
+        unsigned char* const dst = out + (y0 + t0 + u) * out_pitch;
+        long long const mine = band + g;
+        if (vector_store && g >= halo && g + 4 <= fused_words - halo && 4 * (mine + 4) <= width) {
+          reinterpret_cast<uint4*>(dst)[mine / 4] = make_uint4(a[0], a[1], a[2], a[3]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < 4; ++j)
+            if (g + j >= halo && g + j < fused_words - halo && mine + j >= 0 && mine + j < words)
+              store_word(dst, mine + j, width, a[j]);
+        }
+      }
+      __syncthreads();  // the tile is free for the next rows
+    }
+    acc = neutral;
+#pragma unroll 8
+    for (int t = K - 2; t >= 0; --t) {
+      acc = min_max4<Minimum>(acc, slots[t * fused_words + tid]);
+      slots[t * fused_words + tid] = acc;
+    }
+  }
+}
+
 }  // namespace gigaseg::tuned::kernels
