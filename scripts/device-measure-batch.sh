@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # On the H200 (after `GIGASEG_PACK="tests/gigaseg_tests apps/gigaseg perf/bench_crossover"
 # scripts/pack-device.sh` here): issue 7's measurements and checks, summary in $OUT/report.txt.
-#  - the whole test suite (every backend) and the CLI tests;
+#  - the whole test suite (every backend) and the CLI tests (SUITE=0 skips them);
 #  - out of device memory: `demo --size 100000` (exit 4, one line) and the allocation tests;
-#  - the small-image crossover per operation family (perf/bench_crossover.cpp);
+#  - the small-image crossover per operation family (perf/bench_crossover.cpp; CROSSOVER=0 skips it);
 #  - batch throughput: 200 PNG images of 2048 x 2048 (ten synthetic tissues of `gigaseg demo`,
 #    seeds 1..10, twenty copies each), cells pipeline, labels written as TIFF, run --sequential
-#    (the baseline), then with the default overlap and with 1 and 4 streams; every run's labels
-#    must equal the sequential run's;
-#  - compute-sanitizer memcheck and racecheck over a small batch on 3 streams.
+#    (the baseline), then with the default overlap, with 1 and 4 streams and 4 and 12 readers;
+#    every run's labels must equal the sequential run's;
+#  - compute-sanitizer memcheck and racecheck over a small batch on 2 and 3 streams (SANITIZE=0 skips them).
 set -u
 export LD_LIBRARY_PATH=$PWD/.devbuild/lib GIGASEG_TEST_DATA=$PWD/tests/data
 G=$PWD/.devbuild/gigaseg
@@ -16,16 +16,20 @@ report=$OUT/report.txt
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)
 {
   echo "== device"; nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv,noheader; nproc
-  echo "== unit tests, every backend"
-  timeout 240 .devbuild/gigaseg_tests --gtest_brief=1 > "$OUT/unit.log" 2>&1; echo "rc=$?"
-  grep -E "^\[  (PASSED|FAILED)|tests ran|Failure" "$OUT/unit.log" | head -20
-  echo "== CLI"
-  timeout 240 bash tests/cli/test_cli.sh "$G" > "$OUT/cli.log" 2>&1; echo "rc=$?"; grep FAIL "$OUT/cli.log" | head; tail -1 "$OUT/cli.log"
+  if [ "${SUITE:-1}" = 1 ]; then
+    echo "== unit tests, every backend"
+    timeout 240 .devbuild/gigaseg_tests --gtest_brief=1 > "$OUT/unit.log" 2>&1; echo "rc=$?"
+    grep -E "^\[  (PASSED|FAILED)|tests ran|Failure" "$OUT/unit.log" | head -20
+    echo "== CLI"
+    timeout 240 bash tests/cli/test_cli.sh "$G" > "$OUT/cli.log" 2>&1; echo "rc=$?"; grep FAIL "$OUT/cli.log" | head; tail -1 "$OUT/cli.log"
+  fi
   echo "== out of device memory"
   "$G" --backend cuda demo --size 100000 --out /tmp/huge; echo "exit $?"; ls -d /tmp/huge 2>&1 | head -1
   "$G" info | grep -E "GPU|small-image"
-  echo "== crossover"
-  GIGASEG_CROSSOVER_JSON=$OUT/crossover.json timeout 240 .devbuild/bench_crossover
+  if [ "${CROSSOVER:-1}" = 1 ]; then
+    echo "== crossover"
+    GIGASEG_CROSSOVER_JSON=$OUT/crossover.json timeout 240 .devbuild/bench_crossover
+  fi
   echo "== batch: 200 images of 2048 x 2048"
   mkdir -p /tmp/b/in
   for s in 1 2 3 4 5 6 7 8 9 10; do
@@ -45,29 +49,40 @@ except ValueError:
     sys.exit(f"{sys.argv[2]}: no JSON report")
 w = d["work_ms"]
 print(f"{sys.argv[2]:>10}: {d['seconds']:.2f} s, {d['images_per_second']:.1f} images/s, ok {d['ok']}, streams {d['streams']}, "
-      f"readers {d['readers']}, backends {d['backends']}; work summed: decode {w['decode']/1e3:.2f} s, "
-      f"segment {w['segment']/1e3:.2f} s, write {w['write']/1e3:.2f} s")
+      f"readers {d['readers']}, backends {d['backends']}, staged ahead {d.get('staged_ahead')}; work summed: "
+      f"decode {w['decode']/1e3:.2f} s, segment {w['segment']/1e3:.2f} s, write {w['write']/1e3:.2f} s")
+stages = d.get("segment_stages_ms", {})
+print("            stages summed (s): " + ", ".join(f"{k} {v/1e3:.2f}" for k, v in sorted(stages.items(), key=lambda kv: -kv[1])))
 PY
   }
   run seq --sequential
   run overlap
   run streams1 --streams 1
   run streams4 --streams 4
+  run readers4 --readers 4
+  run readers12 --readers 12
   run overlap2
   run seq2 --sequential
-  for name in overlap streams1 streams4; do
+  for name in overlap streams1 streams4 readers4 readers12; do
     bad=0
     for f in /tmp/b/seq/*.tif; do cmp -s "$f" "/tmp/b/$name/$(basename "$f")" || bad=$((bad + 1)); done
     echo "$name: $bad label images differ from the sequential run's"
   done
-  echo "== compute-sanitizer over a batch on 3 streams (8 images of 1024 x 1024)"
+  if [ "${SANITIZE:-1}" = 1 ]; then
+  echo "== compute-sanitizer over small batches (4 images of 512 x 512, 2 and 3 streams)"
   mkdir -p /tmp/s/in
-  "$G" --quiet --backend cuda demo --size 1024 --out /tmp/s/d
-  for k in 1 2 3 4 5 6 7 8; do cp /tmp/s/d/tissue.png "/tmp/s/in/t$k.png"; done
+  "$G" --quiet --backend cuda demo --size 512 --out /tmp/s/d
+  for k in 1 2 3 4; do cp /tmp/s/d/tissue.png "/tmp/s/in/t$k.png"; done
   for tool in memcheck racecheck; do
-    timeout 200 "$SAN" --tool "$tool" --error-exitcode 9 "$G" --quiet --small-image-pixels 0 batch --pipeline cells \
-      --input /tmp/s/in --output "/tmp/s/$tool" --streams 3 > "$OUT/san-$tool.log" 2>&1
-    echo "$tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Error|Race" "$OUT/san-$tool.log" | head -5
+    for streams in 2 3; do
+      timeout "${SAN_TIMEOUT:-150}" "$SAN" --tool "$tool" --error-exitcode 9 "$G" --quiet --small-image-pixels 0 batch \
+        --pipeline cells --input /tmp/s/in --output "/tmp/s/$tool$streams" --streams $streams > "$OUT/san-$tool.log" 2>&1
+      echo "$tool, $streams streams: rc=$?"
+      grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/san-$tool.log"
+      grep -E "^========= (Error|Warning)" "$OUT/san-$tool.log" | cut -c1-200 | sort | uniq -c | head -8
+      grep -A1 -E "^========= Error" "$OUT/san-$tool.log" | head -6 | cut -c1-300
+    done
   done
+  fi
 } > "$report" 2>&1
 cat "$report"

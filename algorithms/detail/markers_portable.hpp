@@ -1,6 +1,7 @@
 #pragma once
 // Portable implementation of algorithms/markers.hpp.
 #include "algorithms/convert.hpp"
+#include "algorithms/detail/host_arrays.hpp"
 #include "algorithms/detail/pixelwise.hpp"
 #include "algorithms/detail/relaxation.hpp"
 #include "algorithms/distance.hpp"
@@ -175,9 +176,9 @@ index_t distance_markers(ExecSpace const& space, ImageView<float const, typename
     heights(l) = rec_c(y, x);            // equal over the plateau
     component_of(l) = components(y, x);  // one component holds the whole marker
   });
-  auto const host_sums = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sums);
-  auto const host_heights = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), heights);
-  auto const host_components = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), component_of);
+  auto const host_sums = detail::to_host_array(space, sums);
+  auto const host_heights = detail::to_host_array(space, heights);
+  auto const host_components = detail::to_host_array(space, component_of);
   std::vector<detail::MarkerSummary> summaries(std::size_t(count + 1));
   for (index_t l = 1; l <= count; ++l)
     summaries[std::size_t(l)] = {double(host_sums(3 * l)), double(host_sums(3 * l + 1)), index_t(host_sums(3 * l + 2)),
@@ -246,12 +247,13 @@ index_t merge_small_regions(ExecSpace const& space, ImageView<Label, typename Ex
     Kokkos::atomic_add(&area(l), std::int64_t(end - x));
     Kokkos::atomic_fetch_min(&first(l), std::int64_t(y * width + x));
   });
-  auto const host_area = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), area);
-  auto const host_first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), first);
+  auto const host_area = detail::to_host_array(space, area);
+  auto const host_first = detail::to_host_array(space, first);
   // Edges between different labels where one side is small: counted, then collected.
   ScratchArray<std::uint8_t, ExecSpace> const small_memory(space, "gigaseg::merge::small", std::size_t(count + 1));
   auto const small = small_memory.view();
-  auto host_small = Kokkos::create_mirror_view(small);
+  auto host_small = detail::host_array<std::uint8_t, typename decltype(small)::array_layout>("gigaseg::merge::small[host]",
+                                                                                          std::size_t(count + 1));
   bool any_small = false;
   for (index_t l = 0; l <= count; ++l) {
     host_small(l) = l > 0 && host_area(l) > 0 && host_area(l) < min_area ? 1 : 0;
@@ -287,7 +289,7 @@ index_t merge_small_regions(ExecSpace const& space, ImageView<Label, typename Ex
           for (int k = 0; k < 2; ++k)
             if (edge_at(i / width, i % width, k, e)) list(Kokkos::atomic_fetch_add(&next(0), index_t(1))) = e;
         });
-  auto const host_list = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), list);
+  auto const host_list = detail::to_host_array(space, list);
   std::vector<index_t> areas(std::size_t(count + 1)), firsts(std::size_t(count + 1));
   for (index_t l = 0; l <= count; ++l) areas[std::size_t(l)] = host_area(l), firsts[std::size_t(l)] = host_first(l);
   std::vector<std::uint64_t> pairs(host_list.data(), host_list.data() + edges);

@@ -14,6 +14,7 @@
 //    over a ring of padded rows per thread; rectangles separably (across rows by van Herk from 5),
 //    up to 255 (wider: the portable van Herk passes).
 #include "algorithms/convert.hpp"
+#include "algorithms/detail/host_arrays.hpp"
 #include "algorithms/detail/pixelwise.hpp"
 #include "algorithms/detail/stencil.hpp"
 #include "core/error.hpp"
@@ -194,7 +195,7 @@ template <class ExecSpace>
 Kokkos::View<int*, typename ExecSpace::memory_space> upload_spans(ExecSpace const& space, std::vector<int> const& first,
                                                                    std::vector<int> const& last) {
   Kokkos::View<int*, typename ExecSpace::memory_space> spans("gigaseg::morphology::spans", 2 * first.size());
-  auto host = Kokkos::create_mirror_view(spans);
+  auto host = host_array<int, typename decltype(spans)::array_layout>("gigaseg::morphology::spans[host]", spans.extent(0));
   for (std::size_t i = 0; i < first.size(); ++i) host(2 * i) = first[i], host(2 * i + 1) = last[i];
   Kokkos::deep_copy(space, spans, host);
   space.fence();  // `host` is released on return

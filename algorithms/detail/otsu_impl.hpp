@@ -1,4 +1,5 @@
 #pragma once
+#include "algorithms/detail/host_arrays.hpp"
 #include "algorithms/otsu.hpp"
 #include "core/translation_unit.hpp"
 
@@ -15,7 +16,7 @@ int otsu_threshold(ExecSpace const& space, ImageView<std::uint8_t const, typenam
                    HistogramParams const& params) {
   Counts<typename ExecSpace::memory_space> counts("gigaseg::otsu::counts", 256);
   histogram(space, image, counts, params);
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  auto const host = detail::to_host_array(space, counts);
   return otsu_bin(host.data(), 256);
 }
 
@@ -60,7 +61,7 @@ double otsu_threshold(ExecSpace const& space, ImageView<T const, typename ExecSp
   if (range.first == range.second) return range.first;
   Counts<typename ExecSpace::memory_space> counts("gigaseg::otsu::counts", std::size_t(bins));
   histogram(space, image, counts, BinRange{bins, range.first, range.second}, params);
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  auto const host = detail::to_host_array(space, counts);
   int const last_background = otsu_bin(host.data(), bins);
   return range.first + (last_background + 1) * (range.second - range.first) / bins;
 }

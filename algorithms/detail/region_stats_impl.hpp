@@ -1,5 +1,6 @@
 #pragma once
 // Implementation of algorithms/region_stats.hpp.
+#include "algorithms/detail/host_arrays.hpp"
 #include "core/error.hpp"
 #include "core/translation_unit.hpp"
 #include "gigaseg_config.hpp"
@@ -280,8 +281,7 @@ std::vector<RegionStats> region_stats(ExecSpace const& space,
   constexpr int fields = detail::stat_fields;
   using Sum = unsigned long long;
   auto const [sums, out_of_range] = detail::region_sums(space, labels, components, intensity, path);
-  auto host = Kokkos::create_mirror_view(sums);
-  Kokkos::deep_copy(space, host, sums);
+  auto const host = detail::to_host_array(space, sums);
   int bad = 0;
   Kokkos::deep_copy(space, bad, out_of_range);
   space.fence();

@@ -53,7 +53,7 @@ KMeansSegmentResult segment_kmeans(ExecSpace const& space, ImageView<Rgb8 const,
   if (object < 0) {
     Counts<Memory> counts("gigaseg::kmeans_segment::counts", 256);
     histogram(space, ImageView<std::uint8_t const, Memory>(classes), counts);
-    auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+    auto const host = detail::to_host_array(space, counts);
     bool const dark = params.foreground == Foreground::dark ||
                       (params.foreground == Foreground::automatic && host(0) <= host(std::size_t(k - 1)));
     object = dark ? 0 : k - 1;

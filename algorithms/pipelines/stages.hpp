@@ -1,5 +1,6 @@
 #pragma once
 // Pieces the pipelines share: per-stage timing and the Otsu foreground mask.
+#include "algorithms/detail/host_arrays.hpp"
 #include "algorithms/detail/pixelwise.hpp"
 #include "algorithms/histogram.hpp"
 #include "algorithms/otsu.hpp"
@@ -44,7 +45,8 @@ OtsuSide otsu_mask(ExecSpace const& space, ImageView<std::uint8_t const, typenam
   using Memory = typename ExecSpace::memory_space;
   OtsuSide side;
   Counts<Memory> counts("gigaseg::pipeline::histogram", 256);
-  auto host_counts = Kokkos::create_mirror_view(counts);
+  auto host_counts = detail::host_array<typename Counts<Memory>::non_const_value_type, typename Counts<Memory>::array_layout>(
+      "gigaseg::pipeline::histogram[host]", 256);
   timed(space, timings_ms, "otsu", [&] {
     histogram(space, gray, counts);
     Kokkos::deep_copy(space, host_counts, counts);

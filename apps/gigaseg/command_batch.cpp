@@ -57,17 +57,19 @@ struct BatchArguments {
 };
 
 // Hands out the images in order, with their decoding started up to `ahead` images in advance on
-// host threads (ahead 0: decoded on the caller's thread when it asks for the pixels).
+// host threads (ahead 0: decoded on the caller's thread when it asks for the pixels). A decoded
+// image the GPU will take is copied into pinned memory on the same thread (PinnedStaging).
 class DecodeQueue {
  public:
   struct Job {
     std::size_t index;
-    std::future<AnyHostImage> image;
+    std::future<InputImage> image;
   };
-  DecodeQueue(std::vector<std::string> const& files, std::vector<std::size_t> todo, std::size_t ahead)
-      : files_(files), todo_(std::move(todo)), decoding_(todo_.size()), ahead_(ahead) {}
+  DecodeQueue(std::vector<std::string> const& files, std::vector<std::size_t> todo, std::size_t ahead,
+              ExecutionContext const& context, PinnedStaging const& staging)
+      : files_(files), todo_(std::move(todo)), decoding_(todo_.size()), ahead_(ahead), context_(context), staging_(staging) {}
+  // Called from one thread.
   std::optional<Job> next() {
-    std::lock_guard<std::mutex> lock(mutex_);
     if (position_ == todo_.size()) return std::nullopt;
     std::size_t const p = position_++;
     for (; launched_ < std::min(todo_.size(), p + 1 + ahead_); ++launched_)
@@ -78,9 +80,9 @@ class DecodeQueue {
   double decode_ms() const { return decode_ms_.load(); }
 
  private:
-  AnyHostImage decode(std::size_t index) {
+  InputImage decode(std::size_t index) {
     auto const start = std::chrono::steady_clock::now();
-    AnyHostImage image = read_image(files_[index]);
+    InputImage image = staging_.input(context_, read_image(files_[index]));
     double const ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     for (double seen = decode_ms_.load(); !decode_ms_.compare_exchange_weak(seen, seen + ms);) {
     }
@@ -88,10 +90,11 @@ class DecodeQueue {
   }
   std::vector<std::string> const& files_;
   std::vector<std::size_t> const todo_;
-  std::vector<std::future<AnyHostImage>> decoding_;
+  std::vector<std::future<InputImage>> decoding_;
   std::size_t const ahead_;
+  ExecutionContext const& context_;
+  PinnedStaging const& staging_;
   std::size_t position_ = 0, launched_ = 0;
-  std::mutex mutex_;
   std::atomic<double> decode_ms_{0};
 };
 
@@ -302,12 +305,15 @@ Command make_batch_command(CLI::App& parent) {
     unsigned const hardware = std::max(1u, std::thread::hardware_concurrency());
     std::size_t const ahead = a.sequential ? 0 : a.readers > 0 ? std::size_t(a.readers) : std::min<std::size_t>(8, std::max(2u, hardware / 2));
     std::size_t const max_writes = a.sequential ? 1 : std::min<std::size_t>(4, ahead);
-    DecodeQueue queue(files, todo, ahead);
+    PinnedStaging staging;
+    DecodeQueue queue(files, todo, ahead, session.context, staging);
     std::vector<std::unique_ptr<DeviceLane>> lane_objects;
-    for (std::size_t l = 0; l < lanes; ++l) lane_objects.push_back(std::make_unique<DeviceLane>());
+    for (std::size_t l = 0; l < lanes; ++l) lane_objects.push_back(std::make_unique<DeviceLane>(staging));
     std::mutex totals_mutex;
     double segment_ms = 0, write_ms = 0;
+    std::map<std::string, double> stage_ms;  // the pipelines' stages summed over the images
     std::map<std::string, std::size_t> backends;
+    std::size_t staged = 0;                  // images whose upload started during the previous one
 
     // Outputs being written on host threads, oldest first.
     struct Writing {
@@ -327,29 +333,67 @@ Command make_batch_command(CLI::App& parent) {
       progress.done(files[w.index], rows[w.index], false);
     };
 
+    // An image taken from its decoder: the pixels, or the reason it failed; seconds spent waiting.
+    struct Taken {
+      std::size_t index;
+      std::shared_ptr<InputImage> image;
+      std::string error;
+      double wait_seconds = 0;
+    };
+    auto take = [&](DecodeQueue::Job& job) {
+      Taken t{job.index, nullptr, {}, 0};
+      auto const start = std::chrono::steady_clock::now();
+      try {
+        t.image = std::make_shared<InputImage>(job.image.get());
+      } catch (std::exception const& e) {
+        t.error = "error: " + reason_of(e);
+      }
+      t.wait_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return t;
+    };
+
     // Kokkos work stays on this thread (Kokkos 3.x's OpenMP backend takes work from its initial
     // thread only); the overlap comes from the reader and writer threads and from the lanes'
-    // streams, where one image's download runs while the next is uploaded and segmented.
+    // streams: before an image is segmented on its lane, the next image, when already decoded,
+    // starts its upload on the next lane, and the previous image's download is still running on its.
     auto const batch_start = std::chrono::steady_clock::now();
     std::size_t turn = 0;
-    while (auto job = queue.next()) {
-      std::size_t const i = job->index;
-      auto const start = std::chrono::steady_clock::now();
-      std::shared_ptr<AnyHostImage> image;
-      std::shared_ptr<Segmentation> result;
-      try {
-        image = std::make_shared<AnyHostImage>(job->image.get());
-        auto const computing = std::chrono::steady_clock::now();
-        result = std::make_shared<Segmentation>(
-            segment_image(session.context, *lane_objects[turn++ % lanes], a.pipeline, *image, files[i]));
-        segment_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - computing).count();
-        ++backends[to_string(result->backend)];
-        rows[i].status = "ok";
-        rows[i].components = result->components;
-      } catch (std::exception const& e) {
-        rows[i].status = "error: " + reason_of(e);
+    std::optional<DecodeQueue::Job> job = queue.next();
+    std::optional<Taken> early;  // the next image, taken and staged while the current one ran
+    while (job || early) {
+      Taken current = early ? std::move(*early) : take(*job);
+      early.reset();
+      DeviceLane& lane = *lane_objects[turn++ % lanes];
+      job = queue.next();
+      if (job && lanes > 1 && job->image.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+        early = take(*job);
+        job.reset();
+        if (early->image) {
+          try {
+            staged += lane_objects[turn % lanes]->stage(session.context, a.pipeline, *early->image) ? 1 : 0;
+          } catch (std::exception const&) {
+            // Not staged: segment_image uploads it again and reports the error against its file.
+          }
+        }
       }
-      rows[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::size_t const i = current.index;
+      auto const computing = std::chrono::steady_clock::now();
+      std::shared_ptr<Segmentation> result;
+      rows[i].status = current.error;
+      if (current.image) {
+        try {
+          result = std::make_shared<Segmentation>(segment_image(session.context, lane, a.pipeline, *current.image, files[i]));
+          ++backends[to_string(result->backend)];
+          for (auto const& [stage, ms] : result->timings_ms) stage_ms[stage] += ms;
+          rows[i].status = "ok";
+          rows[i].components = result->components;
+        } catch (std::exception const& e) {
+          rows[i].status = "error: " + reason_of(e);
+        }
+      }
+      double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - computing).count();
+      segment_ms += 1e3 * seconds;
+      rows[i].seconds = current.wait_seconds + seconds;
       if (!result) {
         progress.done(files[i], rows[i], false);
         continue;
@@ -357,12 +401,12 @@ Command make_batch_command(CLI::App& parent) {
       while (writing.size() >= max_writes) finish_oldest();
       writing.push_back(Writing{
           i, std::async(a.sequential ? std::launch::deferred : std::launch::async,
-                        [&a, &totals_mutex, &write_ms, image, result, paths = outputs_of(i)] {
+                        [&a, &totals_mutex, &write_ms, image = current.image, result, paths = outputs_of(i)] {
                           auto const begin = std::chrono::steady_clock::now();
                           result->wait_for_labels();
                           write_label_image(paths[0], result->labels, result->components);
                           if (a.stats) write_stats_csv(paths[1], result->regions);
-                          if (a.overlay) write_overlay(paths.back(), *image, result->labels);
+                          if (a.overlay) write_overlay(paths.back(), image->pixels, result->labels);
                           std::lock_guard<std::mutex> lock(totals_mutex);
                           write_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
                         })});
@@ -399,6 +443,8 @@ Command make_batch_command(CLI::App& parent) {
     // Work summed over the images (on overlapping threads in the default mode): decoding, the
     // segmentation (upload, pipeline, download) and writing the outputs.
     r["work_ms"] = {{"decode", queue.decode_ms()}, {"segment", segment_ms}, {"write", write_ms}};
+    r["segment_stages_ms"] = stage_ms;  // the pipelines' own timings (upload, stages, download), summed
+    r["staged_ahead"] = staged;         // uploads started while the previous image was segmented
     session.timings_ms["batch"] = total_seconds * 1e3;
     if (!session.options.json && !session.options.quiet)
       std::cout << ok << " of " << files.size() << " images segmented (" << resumed << " resumed), " << failed

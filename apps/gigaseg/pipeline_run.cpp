@@ -158,13 +158,9 @@ Segmentation segment_image(Session& session, PipelineArguments const& a, AnyHost
 }
 
 #ifdef KOKKOS_ENABLE_CUDA
-namespace {
-
-// Pinned host memory (cudaHostAlloc) handed out as shared blocks: a block is free again when no
-// one else holds it (a writer thread releases a label image's block when the file is written).
-// Allocation is slow and cudaFreeHost synchronises the device, so blocks live as long as the lane.
-class PinnedPool {
- public:
+// Pinned blocks handed out as shared pointers: a block is free again when no one else holds it
+// (a writer thread releases a label image's block when the file is written).
+struct PinnedStaging::Pool {
   struct Block {
     void* data = nullptr;
     std::size_t bytes = 0;
@@ -173,8 +169,8 @@ class PinnedPool {
     }
   };
   std::shared_ptr<Block> acquire(std::size_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (auto const& block : blocks_)
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto const& block : blocks)
       if (block.use_count() == 1 && block->bytes >= bytes) return block;
     auto block = std::make_shared<Block>();
     if (cudaHostAlloc(&block->data, bytes, cudaHostAllocDefault) != cudaSuccess) {
@@ -182,41 +178,61 @@ class PinnedPool {
       GIGASEG_THROW(ErrorKind::resource, "batch", "cannot allocate " + std::to_string(bytes >> 20) + " MiB of pinned host memory");
     }
     block->bytes = bytes;
-    blocks_.push_back(block);
+    blocks.push_back(block);
     return block;
   }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::shared_ptr<Block>> blocks_;
+  std::mutex mutex;
+  std::vector<std::shared_ptr<Block>> blocks;
 };
 
-// A host image laid out as `like` (same pitch) in a pinned block.
-template <class T, class Memory>
-HostImage<T> pinned_like(std::shared_ptr<PinnedPool::Block> const& block, ImageView<T, Memory> const& like) {
-  return HostImage<T>::wrap(static_cast<T*>(block->data), like.width(), like.height(), like.pitch_bytes());
-}
+PinnedStaging::PinnedStaging() : pool_(std::make_shared<Pool>()) {}
 
+namespace {
+// A host image of w x h pitched as on the device, in a pinned block.
 template <class T>
-void copy_rows(HostImage<T> const& to, HostImage<T const> const& from) {
-  for (index_t y = 0; y < from.height(); ++y)
-    std::memcpy(to.row(y), from.row(y), std::size_t(from.width()) * sizeof(T));
+HostImage<T> pinned_image(PinnedStaging::Pool::Block const& block, index_t w, index_t h) {
+  return HostImage<T>::wrap(static_cast<T*>(block.data), w, h, aligned_pitch(w, index_t(sizeof(T))));
 }
-
+template <class T>
+std::size_t pinned_bytes(index_t w, index_t h) {
+  return std::size_t(aligned_pitch(w, index_t(sizeof(T))) * h);
+}
 }  // namespace
+
+InputImage PinnedStaging::input(ExecutionContext const& context, AnyHostImage image) const {
+  InputImage in;
+  index_t const pixels = width(image) * height(image);
+  if (pixels > 0 && context.resolve(pixels, OpFamily::pipeline) == Backend::cuda) {
+    auto pin = [&](auto const& host) {
+      using T = typename std::decay_t<decltype(host)>::value_type;
+      auto block = pool_->acquire(pinned_bytes<T>(host.width(), host.height()));
+      HostImage<T> const pinned = pinned_image<T>(*block, host.width(), host.height());
+      for (index_t y = 0; y < host.height(); ++y) std::memcpy(pinned.row(y), host.row(y), std::size_t(host.width()) * sizeof(T));
+      in.pixels = pinned;
+      in.memory = std::move(block);
+      in.pinned = true;
+    };
+    if (auto const* gray = std::get_if<HostImage<std::uint8_t>>(&image)) pin(*gray);
+    else if (auto const* rgb = std::get_if<HostImage<Rgb8>>(&image)) pin(*rgb);
+  }
+  if (!in.pinned) in.pixels = std::move(image);
+  return in;
+}
 
 struct DeviceLane::Impl {
   using Memory = Kokkos::CudaSpace;
   void* stream = nullptr;
   Kokkos::Cuda space;
-  PinnedPool pinned;
+  std::shared_ptr<PinnedStaging::Pool> pinned;
   // The last image's device images, reused while the size repeats.
   ImageView<std::uint8_t, Memory> gray;
   ImageView<Rgb8, Memory> rgb;
   ImageView<Label, Memory> labels;
-  std::vector<std::shared_ptr<PinnedPool::Block>> uploads;  // held until the image is done
+  std::vector<std::shared_ptr<void>> uploads;  // host memory of uploads in flight, held until the image is done
+  InputImage const* staged = nullptr;          // the image whose upload stage() queued
+  bool staged_gray = false;                    // ... into `gray` (else into `rgb`)
 
-  Impl() : space(cuda::make_stream_instance(stream)) {}
+  explicit Impl(std::shared_ptr<PinnedStaging::Pool> pool) : space(cuda::make_stream_instance(stream)), pinned(std::move(pool)) {}
   ~Impl() {
     space.fence();
     gray = {};
@@ -233,43 +249,92 @@ struct DeviceLane::Impl {
     }
     return image;
   }
-  // `host` on the device through a pinned block: a host copy into pinned memory, then an
-  // asynchronous copy on the lane's stream.
+  // `host` on the device, queued on the lane's stream: straight from pinned memory, or through a
+  // pinned block when the image is not pinned.
   template <class T>
-  ImageView<T, Memory> const& upload(HostImage<T> const& host, ImageView<T, Memory>& device) {
+  ImageView<T, Memory> const& upload(HostImage<T> const& host, InputImage const& image, ImageView<T, Memory>& device) {
     sized(device, host.width(), host.height(), "gigaseg::batch::input");
-    auto block = pinned.acquire(std::size_t(device.pitch_bytes() * device.height()));
-    HostImage<T> const staged = pinned_like(block, device);
-    copy_rows<T>(staged, host);
-    copy(space, device, staged);
+    if (image.pinned) {
+      copy(space, device, host);
+      uploads.push_back(image.memory);
+      return device;
+    }
+    auto block = pinned->acquire(pinned_bytes<T>(host.width(), host.height()));
+    HostImage<T> const staging = pinned_image<T>(*block, host.width(), host.height());
+    for (index_t y = 0; y < host.height(); ++y) std::memcpy(staging.row(y), host.row(y), std::size_t(host.width()) * sizeof(T));
+    copy(space, device, staging);
     uploads.push_back(std::move(block));
     return device;
+  }
+  // The gray input on the device (uploaded, or converted there from RGB); nullptr for other types.
+  ImageView<std::uint8_t, Memory> const* gray_input(InputImage const& image) {
+    if (auto const* g = std::get_if<HostImage<std::uint8_t>>(&image.pixels)) return &upload(*g, image, gray);
+    if (auto const* colour = std::get_if<HostImage<Rgb8>>(&image.pixels)) {
+      auto const& device_rgb = upload(*colour, image, rgb);
+      auto const& device_gray = sized(gray, device_rgb.width(), device_rgb.height(), "gigaseg::batch::gray");
+      rgb_to_gray(space, ImageView<Rgb8 const, Memory>(device_rgb), device_gray);
+      return &device_gray;
+    }
+    return nullptr;
   }
 };
 
 namespace {
-// The lane's inputs: pinned uploads into the lane's device images; colour becomes gray there.
+// The lane's inputs: what stage() queued for this image, else uploads into the lane's device
+// images; colour becomes gray there.
 struct LaneInputs {
   DeviceLane::Impl& lane;
-  ImageView<Rgb8, Kokkos::CudaSpace> rgb(HostImage<Rgb8> const& image) const { return lane.upload(image, lane.rgb); }
+  InputImage const& input;
+  ImageView<Rgb8, Kokkos::CudaSpace> rgb(HostImage<Rgb8> const& image) const {
+    if (lane.staged == &input && !lane.staged_gray) return lane.rgb;
+    return lane.upload(image, input, lane.rgb);
+  }
   ImageView<std::uint8_t, Kokkos::CudaSpace> gray(AnyHostImage const& image, std::string const& path) const {
-    if (auto const* gray = std::get_if<HostImage<std::uint8_t>>(&image)) return lane.upload(*gray, lane.gray);
-    if (auto const* colour = std::get_if<HostImage<Rgb8>>(&image)) {
-      auto const& rgb = lane.upload(*colour, lane.rgb);
-      auto const& gray = DeviceLane::Impl::sized(lane.gray, rgb.width(), rgb.height(), "gigaseg::batch::gray");
-      rgb_to_gray(lane.space, ImageView<Rgb8 const, Kokkos::CudaSpace>(rgb), gray);
-      return gray;
-    }
-    return gray8_on(lane.space, image, path);  // the input error naming the file
+    if (lane.staged == &input && lane.staged_gray) return lane.gray;
+    if (auto const* g = lane.gray_input(input)) return *g;
+    return gray8_on(lane.space, image, path);  // converted on the host, or the input error naming the file
   }
 };
 }  // namespace
 
-DeviceLane::DeviceLane() : impl_(std::make_unique<Impl>()) {}
+DeviceLane::DeviceLane(PinnedStaging const& staging) : impl_(std::make_unique<Impl>(staging.pool_)) {}
+
+bool DeviceLane::stage(ExecutionContext const& context, PipelineArguments const& a, InputImage const& image) {
+  Impl& l = *impl_;
+  l.staged = nullptr;
+  index_t const pixels = width(image.pixels) * height(image.pixels);
+  if (pixels == 0 || context.resolve(pixels, OpFamily::pipeline) != Backend::cuda) return false;
+  try {
+    if (a.pipeline == "kmeans") {
+      auto const* colour = std::get_if<HostImage<Rgb8>>(&image.pixels);
+      if (colour == nullptr) return false;  // gray becomes RGB on the host first (rgb8_of)
+      l.upload(*colour, image, l.rgb);
+      l.staged_gray = false;
+    } else {
+      if (l.gray_input(image) == nullptr) return false;
+      l.staged_gray = true;
+    }
+  } catch (...) {
+    l.space.fence();
+    l.uploads.clear();
+    throw;
+  }
+  l.staged = &image;
+  return true;
+}
 #else
+struct PinnedStaging::Pool {};
+PinnedStaging::PinnedStaging() = default;
+InputImage PinnedStaging::input(ExecutionContext const&, AnyHostImage image) const {
+  InputImage in;
+  in.pixels = std::move(image);
+  return in;
+}
 struct DeviceLane::Impl {};
-DeviceLane::DeviceLane() = default;
+DeviceLane::DeviceLane(PinnedStaging const&) {}
+bool DeviceLane::stage(ExecutionContext const&, PipelineArguments const&, InputImage const&) { return false; }
 #endif
+PinnedStaging::~PinnedStaging() = default;
 DeviceLane::~DeviceLane() = default;
 
 void Segmentation::wait_for_labels() const {
@@ -279,7 +344,8 @@ void Segmentation::wait_for_labels() const {
 }
 
 Segmentation segment_image(ExecutionContext const& context, DeviceLane& lane, PipelineArguments const& a,
-                           AnyHostImage const& image, std::string const& path) {
+                           InputImage const& input, std::string const& path) {
+  AnyHostImage const& image = input.pixels;
   Segmentation s;
   s.backend = context.resolve(width(image) * height(image), OpFamily::pipeline);
 #ifdef KOKKOS_ENABLE_CUDA
@@ -287,11 +353,11 @@ Segmentation segment_image(ExecutionContext const& context, DeviceLane& lane, Pi
     DeviceLane::Impl& l = *lane.impl_;
     auto& labels = DeviceLane::Impl::sized(l.labels, width(image), height(image), "gigaseg::batch::labels");
     try {
-      run_pipeline(l.space, a, image, path, labels, s, LaneInputs{l});
+      run_pipeline(l.space, a, image, path, labels, s, LaneInputs{l, input});
       // The download is queued on the lane's stream and left running: the next image's upload and
       // kernels go on meanwhile (on another lane), and the writer waits for this event.
-      auto block = l.pinned.acquire(std::size_t(labels.pitch_bytes() * labels.height()));
-      s.labels = pinned_like(block, labels);
+      auto block = l.pinned->acquire(pinned_bytes<Label>(labels.width(), labels.height()));
+      s.labels = pinned_image<Label>(*block, labels.width(), labels.height());
       copy(l.space, s.labels, labels);
       cudaEvent_t done = nullptr;
       GIGASEG_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
@@ -301,9 +367,11 @@ Segmentation segment_image(ExecutionContext const& context, DeviceLane& lane, Pi
     } catch (...) {
       l.space.fence();  // nothing of this image may still be in flight when its buffers are reused
       l.uploads.clear();
+      l.staged = nullptr;
       throw;
     }
     l.uploads.clear();
+    l.staged = nullptr;
     return s;
   }
 #else

@@ -45,28 +45,61 @@ struct Segmentation {
 Segmentation segment_image(Session& session, PipelineArguments const& a, AnyHostImage const& image,
                            std::string const& path);
 
-// A batch lane: an execution-space instance on its own CUDA stream, pinned host buffers for uploads
-// and downloads, and the device images of the last image, reused while sizes repeat. Images taken
-// in turn by two or more lanes overlap one image's download with the next one's upload and
-// compute. On builds without CUDA a lane holds nothing.
+// A decoded image as a batch holds it; `memory` keeps `pixels` alive where they lie in a pinned
+// block (then `pinned` is true, and an upload is one DMA copy, with no staging copy first).
+struct InputImage {
+  AnyHostImage pixels;
+  std::shared_ptr<void> memory;
+  bool pinned = false;
+};
+
+// Pinned host memory (cudaHostAlloc) shared by a batch's reader threads and lanes. Allocation is
+// slow and freeing synchronises the device, so blocks are reused until the batch ends. On builds
+// without CUDA it holds nothing.
+class PinnedStaging {
+ public:
+  PinnedStaging();
+  ~PinnedStaging();
+  PinnedStaging(PinnedStaging const&) = delete;
+  PinnedStaging& operator=(PinnedStaging const&) = delete;
+  // `image` as a batch input: 8-bit gray and RGB images that the context sends to CUDA are copied
+  // into pinned memory, pitched as on the device; others are kept as they are. Any thread may call
+  // it (the batch's readers do, after decoding).
+  InputImage input(ExecutionContext const& context, AnyHostImage image) const;
+  struct Pool;
+
+ private:
+  friend class DeviceLane;
+  std::shared_ptr<Pool> pool_;
+};
+
+// A batch lane: an execution-space instance on its own CUDA stream, pinned host buffers for
+// downloads, and the device images of the last image, reused while sizes repeat. Images taken in
+// turn by two or more lanes overlap: one image's upload (stage) and download run on their lanes
+// while another is segmented. On builds without CUDA a lane holds nothing.
 class DeviceLane {
  public:
-  DeviceLane();
+  explicit DeviceLane(PinnedStaging const& staging);
   ~DeviceLane();
   DeviceLane(DeviceLane const&) = delete;
   DeviceLane& operator=(DeviceLane const&) = delete;
+  // Queues the upload of `image` (and its conversion to gray where the pipeline takes gray) on
+  // the lane's stream without waiting, when the context sends it to CUDA and it is 8-bit gray or
+  // RGB; the lane's next segment_image of this same object then starts from it. Returns whether
+  // it did. Call it from the thread that initialised Kokkos.
+  bool stage(ExecutionContext const& context, PipelineArguments const& a, InputImage const& image);
   struct Impl;
 
  private:
-  friend Segmentation segment_image(ExecutionContext const&, DeviceLane&, PipelineArguments const&, AnyHostImage const&,
+  friend Segmentation segment_image(ExecutionContext const&, DeviceLane&, PipelineArguments const&, InputImage const&,
                                     std::string const&);
   std::unique_ptr<Impl> impl_;
 };
 
 // The batch's form: images the context sends to CUDA run on the lane's stream, and their labels
-// come back into the lane's pinned memory asynchronously (Segmentation::wait_for_labels); others
-// run on the host backend. Call it from the thread that initialised Kokkos.
+// come back into pinned memory asynchronously (Segmentation::wait_for_labels); others run on the
+// host backend. Call it from the thread that initialised Kokkos.
 Segmentation segment_image(ExecutionContext const& context, DeviceLane& lane, PipelineArguments const& a,
-                           AnyHostImage const& image, std::string const& path);
+                           InputImage const& image, std::string const& path);
 
 }  // namespace gigaseg::cli

@@ -269,6 +269,11 @@ check batch-sequential-json python3 -c "import json; d=json.load(open('$work/out
 expect 0 batch-lanes -- --json --small-image-pixels pipeline=100000 batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-lanes" --streams 3 --readers 2 --stats
 check batch-lanes-json python3 -c "import json; d=json.load(open('$work/out')); assert not d['sequential'] and d['readers']==2 and d['ok']==5 and d['images_per_second']>0"
 check batch-lanes-equal-sequential bash -c "for n in m1 m2 m3 m4 m5; do cmp '$work/batch-seq/'\$n.tif '$work/batch-lanes/'\$n.tif && cmp '$work/batch-seq/'\$n.csv '$work/batch-lanes/'\$n.csv || exit 1; done"
+check batch-lanes-staged-json python3 -c "import json; d=json.load(open('$work/out')); assert d['staged_ahead'] >= 0 and 'upload' in d['segment_stages_ms']"
+# kmeans takes the colour image (staged as RGB on a lane): lanes and sequential agree.
+expect 0 batch-kmeans-sequential -- --small-image-pixels pipeline=100000 batch --pipeline kmeans --input "$work/batch-mixed" --output "$work/batch-kseq" --sequential
+expect 0 batch-kmeans-lanes -- --small-image-pixels pipeline=100000 batch --pipeline kmeans --input "$work/batch-mixed" --output "$work/batch-klanes" --streams 2 --readers 4
+check batch-kmeans-lanes-equal-sequential bash -c "for n in m1 m2 m3 m4 m5; do cmp '$work/batch-kseq/'\$n.tif '$work/batch-klanes/'\$n.tif || exit 1; done"
 expect 2 batch-bad-streams -- batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-x" --streams 0
 check batch-bad-streams-names one_line_naming "streams"
 expect 0 info-small-image -- --json --small-image-pixels filter=7,label=0 info
