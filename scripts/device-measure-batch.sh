@@ -6,9 +6,10 @@
 #  - the small-image crossover per operation family (perf/bench_crossover.cpp; CROSSOVER=0 skips it);
 #  - batch throughput: 200 PNG images of 2048 x 2048 (ten synthetic tissues of `gigaseg demo`,
 #    seeds 1..10, twenty copies each), cells pipeline, labels written as TIFF, run --sequential
-#    (the baseline), then with the default overlap, with 1 and 4 streams and 4 and 12 readers;
-#    every run's labels must equal the sequential run's;
-#  - compute-sanitizer memcheck and racecheck over a small batch on 2 and 3 streams (SANITIZE=0 skips them).
+#    (the baseline), then with the default overlap, with 1 and 4 streams and 4 and 12 readers
+#    (SHORT=1: only 1 stream), both again; every run's labels must equal the sequential run's;
+#  - compute-sanitizer memcheck and racecheck over a small batch on 2 and 3 streams (SANITIZE=0 skips
+#    them, SAN_STREAMS="2" takes one stream count, SAN_TIMEOUT the seconds a run).
 set -u
 export LD_LIBRARY_PATH=$PWD/.devbuild/lib GIGASEG_TEST_DATA=$PWD/tests/data
 G=$PWD/.devbuild/gigaseg
@@ -58,12 +59,17 @@ PY
   run seq --sequential
   run overlap
   run streams1 --streams 1
-  run streams4 --streams 4
-  run readers4 --readers 4
-  run readers12 --readers 12
+  if [ "${SHORT:-0}" = 1 ]; then
+    names="overlap streams1"
+  else
+    run streams4 --streams 4
+    run readers4 --readers 4
+    run readers12 --readers 12
+    names="overlap streams1 streams4 readers4 readers12"
+  fi
   run overlap2
   run seq2 --sequential
-  for name in overlap streams1 streams4 readers4 readers12; do
+  for name in $names; do
     bad=0
     for f in /tmp/b/seq/*.tif; do cmp -s "$f" "/tmp/b/$name/$(basename "$f")" || bad=$((bad + 1)); done
     echo "$name: $bad label images differ from the sequential run's"
@@ -74,7 +80,7 @@ PY
   "$G" --quiet --backend cuda demo --size 512 --out /tmp/s/d
   for k in 1 2 3 4; do cp /tmp/s/d/tissue.png "/tmp/s/in/t$k.png"; done
   for tool in memcheck racecheck; do
-    for streams in 2 3; do
+    for streams in ${SAN_STREAMS:-2 3}; do
       timeout "${SAN_TIMEOUT:-150}" "$SAN" --tool "$tool" --error-exitcode 9 "$G" --quiet --small-image-pixels 0 batch \
         --pipeline cells --input /tmp/s/in --output "/tmp/s/$tool$streams" --streams $streams > "$OUT/san-$tool.log" 2>&1
       echo "$tool, $streams streams: rc=$?"

@@ -6,11 +6,12 @@
 // summary OUTDIR/summary.csv (file,status,components,seconds) is written at the end; seconds:
 // waiting for the image's decoding plus its segmentation (upload, pipeline, download).
 //
-// Overlap (seeds 001, 002): --readers host threads decode the images ahead; the images go round
-// --streams lanes (each its own CUDA stream, pinned staging buffers and device images reused from
-// one image to the next), so one image's download runs on its lane while the next is uploaded and
-// segmented on another; up to four images' outputs are encoded and written on host threads
-// meanwhile. All Kokkos work is issued from the main thread: Kokkos 3.x's OpenMP backend refuses
+// Overlap (seeds 001, 002): --readers host threads decode the images ahead, into pinned memory
+// when the GPU takes them; the images go round --streams lanes (each its own CUDA stream and
+// device images reused from one image to the next): the next image's upload starts on its lane
+// before the current one is segmented on another, and an image's download runs on its lane while
+// the next ones are segmented; as many images' outputs as there are readers are encoded and
+// written on host threads meanwhile. All Kokkos work is issued from the main thread: Kokkos 3.x's OpenMP backend refuses
 // reductions from any other, and the host backend (images below the small-image threshold,
 // --backend openmp) must work there too. --sequential turns the overlap off (read, segment, write
 // one image after another): the baseline the overlap is measured against (docs/performance.md).
@@ -304,7 +305,9 @@ Command make_batch_command(CLI::App& parent) {
     std::size_t const lanes = a.sequential || !device_possible ? 1 : std::size_t(a.streams);
     unsigned const hardware = std::max(1u, std::thread::hardware_concurrency());
     std::size_t const ahead = a.sequential ? 0 : a.readers > 0 ? std::size_t(a.readers) : std::min<std::size_t>(8, std::max(2u, hardware / 2));
-    std::size_t const max_writes = a.sequential ? 1 : std::min<std::size_t>(4, ahead);
+    // As many writer threads as readers: on the H200 machine four writers were the limit once the
+    // GPU side took 5 ms an image (docs/performance.md, issue 7).
+    std::size_t const max_writes = a.sequential ? 1 : ahead;
     PinnedStaging staging;
     DecodeQueue queue(files, todo, ahead, session.context, staging);
     std::vector<std::unique_ptr<DeviceLane>> lane_objects;
@@ -439,6 +442,7 @@ Command make_batch_command(CLI::App& parent) {
     r["sequential"] = a.sequential;
     r["streams"] = lanes;
     r["readers"] = ahead;
+    r["writers"] = max_writes;
     r["backends"] = backends;
     // Work summed over the images (on overlapping threads in the default mode): decoding, the
     // segmentation (upload, pipeline, download) and writing the outputs.
