@@ -431,12 +431,32 @@ __device__ __forceinline__ void double_run(unsigned (&w)[4], int K) {
   for (int j = 0; j < 4; ++j) w[j] = min_max4<Minimum>(w[j], v[j]);
 }
 
+// The K-wide extrema of a warp-row (the lane's 4 words in `w`, folded in place) into `a`: runs of
+// 2, 4, ... p pixels by doubling (p the largest power of two <= K), then two overlapping runs of p.
+template <bool Minimum>
+__device__ __forceinline__ void fold_row(unsigned (&w)[4], int K, int p, unsigned (&a)[4]) {
+  double_run<Minimum, 1>(w, K);
+  double_run<Minimum, 2>(w, K);
+  double_run<Minimum, 4>(w, K);
+  double_run<Minimum, 8>(w, K);
+  double_run<Minimum, 16>(w, K);
+  double_run<Minimum, 32>(w, K);
+  double_run<Minimum, 64>(w, K);
+  double_run<Minimum, 128>(w, K);
+  int const r = K / 2;
+  unsigned b[4];
+  lane_bytes(w, -r, a);
+  lane_bytes(w, -r + K - p, b);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) a[j] = min_max4<Minimum>(a[j], b[j]);
+}
+
 // VEC: rows 16-byte aligned, halo a multiple of 4 words: one 16-byte load and store per lane.
 template <bool Minimum, bool VEC>
 __global__ void __launch_bounds__(row_warps * 32)
     row_min_max_kernel(unsigned char const* __restrict__ in, long long in_pitch, unsigned char* __restrict__ out,
                        long long out_pitch, long long width, long long height, int K, int halo) {
-  int const lane = threadIdx.x & 31, r = K / 2;
+  int const lane = threadIdx.x & 31;
   int const useful = 128 - 2 * halo;  // output words per warp
   unsigned const neutral = Minimum ? 0xffffffffu : 0u;
   long long const words = (width + 3) / 4;
@@ -473,19 +493,8 @@ __global__ void __launch_bounds__(row_warps * 32)
   for (; y < height; y += stride) {
     unsigned w[4] = {next[0], next[1], next[2], next[3]};
     if (y + stride < height) load_row(y + stride, next);
-    double_run<Minimum, 1>(w, K);
-    double_run<Minimum, 2>(w, K);
-    double_run<Minimum, 4>(w, K);
-    double_run<Minimum, 8>(w, K);
-    double_run<Minimum, 16>(w, K);
-    double_run<Minimum, 32>(w, K);
-    double_run<Minimum, 64>(w, K);
-    double_run<Minimum, 128>(w, K);
-    unsigned a[4], b[4];
-    lane_bytes(w, -r, a);
-    lane_bytes(w, -r + K - p, b);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) a[j] = min_max4<Minimum>(a[j], b[j]);
+    unsigned a[4];
+    fold_row<Minimum>(w, K, p, a);
     unsigned char* const dst = out + y * out_pitch;
     int const g = 4 * lane;
     if (VEC && inside && g >= halo && g + 4 <= 128 - halo && mine + 4 <= words) {
@@ -562,19 +571,8 @@ __global__ void __launch_bounds__(fused_words)
       for (int u = warp; u < n && y0 + t0 + u < height; u += fused_warps) {
         uint4 const q = reinterpret_cast<uint4 const*>(tile + u * fused_words)[lane];
         unsigned w[4] = {q.x, q.y, q.z, q.w};
-        double_run<Minimum, 1>(w, K);
-        double_run<Minimum, 2>(w, K);
-        double_run<Minimum, 4>(w, K);
-        double_run<Minimum, 8>(w, K);
-        double_run<Minimum, 16>(w, K);
-        double_run<Minimum, 32>(w, K);
-        double_run<Minimum, 64>(w, K);
-        double_run<Minimum, 128>(w, K);
-        unsigned a[4], b[4];
-        lane_bytes(w, -r, a);
-        lane_bytes(w, -r + K - p, b);
-#pragma unroll
-        for (int j = 0; j < 4; ++j) a[j] = min_max4<Minimum>(a[j], b[j]);
+        unsigned a[4];
+        fold_row<Minimum>(w, K, p, a);
         unsigned char* const dst = out + (y0 + t0 + u) * out_pitch;
         long long const mine = band + g;
         if (vector_store && g >= halo && g + 4 <= fused_words - halo && 4 * (mine + 4) <= width) {
