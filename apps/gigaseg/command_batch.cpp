@@ -11,10 +11,11 @@
 // device images reused from one image to the next): the next image's upload starts on its lane
 // before the current one is segmented on another, and an image's download runs on its lane while
 // the next ones are segmented; as many images' outputs as there are readers are encoded and
-// written on host threads meanwhile. All Kokkos work is issued from the main thread: Kokkos 3.x's OpenMP backend refuses
-// reductions from any other, and the host backend (images below the small-image threshold,
-// --backend openmp) must work there too. --sequential turns the overlap off (read, segment, write
-// one image after another): the baseline the overlap is measured against (docs/performance.md).
+// written on host threads meanwhile. All Kokkos work is issued from the main thread: Kokkos 3.x's
+// OpenMP backend refuses reductions from any other, and the host backend (images below the
+// small-image threshold, --backend openmp) must work there too. --sequential turns the overlap
+// off (read, segment, write one image after another): the baseline the overlap is measured against
+// (docs/performance.md).
 //
 // Progress on stderr: a bar redrawn in place (files done, rate, time left) when stderr is a
 // terminal, one plain line per image otherwise; --quiet silences it.
