@@ -18,8 +18,8 @@
 
 #include <cstring>
 #include <map>
-#include <vector>
 #include <random>
+#include <vector>
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime_api.h>

@@ -242,7 +242,7 @@ Command make_batch_command(CLI::App& parent) {
   app.add_flag("--overlay", a.overlay, "also write OUTDIR/<name>.overlay.png");
   app.add_option("--streams", a.streams, "images segmented at once on the GPU, each on its own CUDA stream; default 2")
       ->check(CLI::Range(1, 16));
-  app.add_option("--readers", a.readers, "images decoded ahead on host threads; default min(8, half the hardware threads)")
+  app.add_option("--readers", a.readers, "host threads decoding images ahead (as many write the outputs); default min(8, half the hardware threads)")
       ->check(CLI::Range(1, 64));
   app.add_flag("--sequential", a.sequential, "no overlap: read, segment and write one image after another (a baseline)");
   command.run = [arguments](Session& session) {
