@@ -5,10 +5,10 @@
 //    (OpenCV 4.x; checked bit for bit against its RGB2Gray in tests/test_pixel_ops.cpp).
 //  - convert: out = saturate<U>(in * scale + offset), rounding to nearest (ties to even) for
 //    integer outputs, as cv::Mat::convertTo. 8 -> 16 bit with scale 257 maps 255 to 65535.
-#include "algorithms/detail/pixelwise.hpp"
-#include "core/error.hpp"
-#include "core/image.hpp"
-#include "core/translation_unit.hpp"
+#include "gigaseg/algorithms/detail/pixelwise.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/image.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -48,23 +48,25 @@ KOKKOS_INLINE_FUNCTION std::uint8_t luma_bt601(Rgb8 p) {
 }
 }  // namespace detail
 
-template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
+// The tags of rgb_to_gray() and convert() in the dispatch (algorithms/detail/dispatch.hpp); no
+// backend has a tuned path for either.
+struct RgbToGrayAlgorithm {
+  static constexpr char const* name = "rgb_to_gray";
+};
+struct ConvertAlgorithm {
+  static constexpr char const* name = "convert";
+};
+
+template <class ExecSpace>
 void rgb_to_gray(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& in,
-                 ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out) {
-  detail::require_same_size("rgb_to_gray", in.width(), in.height(), out.width(), out.height());
-  detail::for_each_row_pixel(space, "gigaseg::rgb_to_gray", in.height(), in.width(),
-                             KOKKOS_LAMBDA(index_t y, index_t x) { out(y, x) = detail::luma_bt601(in(y, x)); });
-}
+                 ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out);
 
-template <class ExecSpace, class T, class U, class Unit = detail::unit_for<ExecSpace>>
+// T and U: 8-, 16- and 32-bit unsigned and float.
+template <class ExecSpace, class T, class U>
 void convert(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
-             ImageView<U, typename ExecSpace::memory_space> const& out, ConvertParams const& params = {}) {
-  static_assert(std::is_arithmetic<T>::value && std::is_arithmetic<U>::value, "convert takes single-channel images");
-  detail::require_same_size("convert", in.width(), in.height(), out.width(), out.height());
-  double const scale = params.scale, offset = params.offset;
-  detail::for_each_row_pixel(space, "gigaseg::convert", in.height(), in.width(), KOKKOS_LAMBDA(index_t y, index_t x) {
-    out(y, x) = detail::saturate<U>(double(in(y, x)) * scale + offset);
-  });
-}
+             ImageView<U, typename ExecSpace::memory_space> const& out, ConvertParams const& params = {});
 
+// rgb_to_gray() and convert() are defined in the library (algorithms/detail/convert_impl.hpp) for
+// every enabled execution space (backends/instantiate/convert.cpp); the helpers above stay inline,
+// for the kernels of other algorithms.
 }  // namespace gigaseg

@@ -1,6 +1,6 @@
-#include "algorithms/convolve.hpp"
+#include "gigaseg/algorithms/convolve.hpp"
 
-#include "core/error.hpp"
+#include "gigaseg/core/error.hpp"
 
 #include <fftw3.h>
 
@@ -59,60 +59,4 @@ long fft_friendly_size(long n) {
   }
 }
 
-namespace detail {
-namespace {
-
-// FFTW's planner is not thread-safe; execution of distinct plans is.
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-void threads_for_plans() {
-  static bool const once = [] {
-#ifdef _OPENMP
-    fftwf_init_threads();
-    return true;
-#else
-    return false;
-#endif
-  }();
-  (void)once;
-#ifdef _OPENMP
-  fftwf_plan_with_nthreads(omp_get_max_threads());
-#endif
-}
-
-template <class Make>
-void run_plan(Make&& make) {
-  fftwf_plan plan;
-  {
-    std::lock_guard<std::mutex> lock(planner_mutex());
-    threads_for_plans();
-    plan = make();
-  }
-  GIGASEG_REQUIRE(plan != nullptr, ErrorKind::resource, "convolve", "FFTW could not plan the transform");
-  fftwf_execute(plan);
-  std::lock_guard<std::mutex> lock(planner_mutex());
-  fftwf_destroy_plan(plan);
-}
-
-}  // namespace
-
-void fft_forward(Kokkos::DefaultHostExecutionSpace const& space, float* real, FftComplex* spectrum, long ny, long nx) {
-  space.fence();
-  run_plan([&] {
-    return fftwf_plan_dft_r2c_2d(int(ny), int(nx), real, reinterpret_cast<fftwf_complex*>(spectrum), FFTW_ESTIMATE);
-  });
-}
-
-void fft_inverse(Kokkos::DefaultHostExecutionSpace const& space, FftComplex* spectrum, float* real, long ny, long nx) {
-  space.fence();
-  // FFTW's c2r transforms overwrite their input, which is a scratch spectrum here.
-  run_plan([&] {
-    return fftwf_plan_dft_c2r_2d(int(ny), int(nx), reinterpret_cast<fftwf_complex*>(spectrum), real, FFTW_ESTIMATE);
-  });
-}
-
-}  // namespace detail
 }  // namespace gigaseg

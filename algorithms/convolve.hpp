@@ -1,15 +1,20 @@
 #pragma once
-// 2-D correlation of an 8-bit image with an arbitrary float kernel (seed 003, issue 5):
+// 2-D correlation of an 8-bit image with an arbitrary float kernel:
 //   out(y, x) = sum_{i, j} k(i, j) * in(y + i - kh/2, x + j - kw/2),  BORDER_REPLICATE,
 // float output: cv::filter2D(in, out, CV_32F, k) with the default anchor and BORDER_REPLICATE.
 //
 //  - direct: one tiled team-scratch pass (detail/stencil.hpp), kh * kw multiply-adds per pixel;
 //  - fft: the replicate-padded image and the flipped kernel are transformed at sizes the FFT likes
-//    (products of 2, 3, 5, 7), multiplied and transformed back: FFTW (single precision, OpenMP
-//    threads) on host backends, cuFFT on CUDA. The padding, product and crop are portable Kokkos.
+//    (products of 2, 3, 5, 7), multiplied and transformed back: FFTW (single precision, as many
+//    threads as the execution space has) on host backends (backends/openmp/convolve_openmp.cpp),
+//    cuFFT on CUDA (backends/cuda/fft_cuda.cpp). The padding, product and crop are portable Kokkos.
 //  - automatic: direct while kh * kw is below the backend's crossover (measured, docs/
-//    performance.md), FFT from there on.
-#include "core/image.hpp"
+//    performance.md), FFT from there on; direct on an execution space without an FFT.
+//
+// Defined in the library (algorithms/detail/convolve_impl.hpp) for every enabled execution space
+// (backends/instantiate/convolve.cpp).
+#include "gigaseg/algorithms/convolve_types.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -42,5 +47,3 @@ void convolve(ExecSpace const& space, ImageView<std::uint8_t const, typename Exe
 long fft_friendly_size(long n);
 
 }  // namespace gigaseg
-
-#include "algorithms/detail/convolve_impl.hpp"

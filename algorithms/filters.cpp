@@ -1,6 +1,6 @@
-#include "algorithms/filters.hpp"
+#include "gigaseg/algorithms/filters.hpp"
 
-#include "core/error.hpp"
+#include "gigaseg/core/error.hpp"
 
 #include <cmath>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Local filters (seeds 001 and 003, issue 5): median, Gaussian, box, Sobel.
+// Local filters: median, Gaussian, box, Sobel.
 //
 //  - median(): 3x3 and 5x5 medians of 8-bit, 16-bit and float images, border replicate, identical
 //    to cv::medianBlur. Each window's columns are sorted, then a min/max network selects the median
@@ -12,10 +12,13 @@
 //
 // Paths (algorithms/path.hpp): portable = tiled Kokkos team-scratch passes (detail/stencil.hpp,
 // detail/filters_portable.hpp) on every backend; tuned = CUDA kernels for 8-bit medians and Sobel
-// (backends/cuda/filters_cuda.cpp), and host row loops for medians of every type and Sobel on
-// OpenMP (backends/openmp/filters_openmp.cpp). Every path gives identical results.
-#include "algorithms/path.hpp"
-#include "core/image.hpp"
+// (backends/cuda/filters_cuda.cpp), and host row loops for medians of every type, Sobel and the
+// Gaussian on OpenMP (backends/openmp/filters_openmp.cpp). Every path gives identical results.
+//
+// Defined in the library (algorithms/detail/filters_impl.hpp) for every enabled execution space
+// and the pixel types below (backends/instantiate/filters.cpp).
+#include "gigaseg/algorithms/filters_types.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -23,10 +26,6 @@
 #include <vector>
 
 namespace gigaseg {
-
-struct FilterParams {
-  Path path = Path::automatic;
-};
 
 // out = median of the size x size window (size 3 or 5). T: std::uint8_t, std::uint16_t, float.
 template <class ExecSpace, class T>
@@ -36,12 +35,6 @@ void median(ExecSpace const& space, ImageView<T const, typename ExecSpace::memor
 // The path median() takes on ExecSpace for T.
 template <class ExecSpace, class T>
 Path median_path(FilterParams const& params = {});
-
-struct GaussianParams {
-  double sigma = 1.0;  // > 0
-  int ksize = 0;       // odd; 0 = as cv::GaussianBlur chooses for 8-bit images: round(6 sigma + 1) | 1
-  Path path = Path::automatic;  // tuned: integer passes on OpenMP
-};
 
 // The kernel size gaussian() uses and the kernel's weights (cv::getGaussianKernel for sigma > 0,
 // quantised to multiples of 1/256 as OpenCV's 8-bit path does).
@@ -65,5 +58,3 @@ void sobel_magnitude(ExecSpace const& space, ImageView<std::uint8_t const, typen
                      ImageView<float, typename ExecSpace::memory_space> const& out, FilterParams const& params = {});
 
 }  // namespace gigaseg
-
-#include "algorithms/detail/filters_portable.hpp"

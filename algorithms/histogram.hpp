@@ -5,12 +5,12 @@
 //  - portable: team-privatised sub-histograms in Kokkos scratch memory, merged once per team
 //    (algorithms/detail/histogram_portable.hpp);
 //  - tuned on CUDA, 8-bit: per-warp shared-memory sub-histograms fed by 16-byte loads, one merge per
-//    block (backends/cuda/histogram_cuda.cpp, seed 003);
+//    block (backends/cuda/histogram_cuda.cpp);
 //  - tuned on OpenMP: a private histogram per thread, merged at the end
 //    (backends/openmp/histogram_openmp.cpp).
 // Every path counts exactly, so every path and every run gives the same counts.
-#include "algorithms/detail/histogram_types.hpp"
-#include "core/image.hpp"
+#include "gigaseg/algorithms/histogram_types.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -34,6 +34,7 @@ void histogram(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
 template <class ExecSpace>
 Path histogram_path(HistogramParams const& params = {});
 
+// Defined in the library (algorithms/detail/histogram_impl.hpp) for every enabled execution space:
+// the 8-bit histogram, and binned histograms of 8-bit, 16-bit and float images
+// (backends/instantiate/histogram.cpp).
 }  // namespace gigaseg
-
-#include "algorithms/detail/histogram_impl.hpp"

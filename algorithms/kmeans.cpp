@@ -1,4 +1,4 @@
-#include "algorithms/detail/kmeans_features.hpp"
+#include "gigaseg/algorithms/detail/kmeans_features.hpp"
 
 #include <cmath>
 

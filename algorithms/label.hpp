@@ -1,5 +1,5 @@
 #pragma once
-// Connected-component labelling (seed 000's CCL), exact and canonical.
+// Connected-component labelling, exact and canonical.
 //
 // Components of the nonzero pixels under 4- or 8-connectivity, or ("equal value" mode) of
 // connected pixels that share the same nonzero value (class maps such as K-means output).
@@ -11,15 +11,18 @@
 //
 // Paths (algorithms/path.hpp):
 //  - portable: union-find with atomic-min merging (Playne & Hawick 2018; Komura's equivalence for
-//    the initial links) in Kokkos, any backend (algorithms/detail/label_portable.hpp);
+//    the initial links) in Kokkos, any backend (algorithms/detail/label_portable.hpp, dispatched
+//    by algorithms/detail/label_impl.hpp);
 //  - tuned on OpenMP: strip-parallel run-based scan, runs merged across strip seams
 //    (backends/openmp/label_openmp.cpp);
 //  - tuned on CUDA: backends/cuda/label_cuda.cpp.
 //
 // Linear indices are 64-bit in the API; the union-find arrays use 32-bit entries while the image
 // has fewer than 2^32 pixels (a 50000 x 45000 scan has 2.25e9) and 64-bit entries beyond that.
-#include "algorithms/detail/label_types.hpp"
-#include "core/image.hpp"
+#include "gigaseg/algorithms/label_types.hpp"
+#include "gigaseg/core/image.hpp"
+
+#include <Kokkos_Core.hpp>
 
 #include <cstdint>
 
@@ -31,10 +34,17 @@ template <class ExecSpace, class T>
 index_t label(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& image,
               ImageView<Label, typename ExecSpace::memory_space> const& labels, LabelParams const& params = {});
 
+// A non-const image, the same call.
+template <class ExecSpace, class T, std::enable_if_t<!std::is_const<T>::value, int> = 0>
+index_t label(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& image,
+              ImageView<Label, typename ExecSpace::memory_space> const& labels, LabelParams const& params = {}) {
+  return label(space, ImageView<T const, typename ExecSpace::memory_space>(image), labels, params);
+}
+
 // The path label() takes on ExecSpace for a requested path.
 template <class ExecSpace>
 Path label_path(Path requested);
 
+// Defined in the library (algorithms/detail/label_impl.hpp) for every enabled execution space
+// and the pixel types above (backends/instantiate/label.cpp).
 }  // namespace gigaseg
-
-#include "algorithms/detail/label_impl.hpp"

@@ -1,6 +1,6 @@
 // The host decisions of algorithms/markers.hpp: which markers stay apart, which regions merge.
 // Both work on per-label tables only (a few entries a cell), after the pixel work on the backend.
-#include "algorithms/markers.hpp"
+#include "gigaseg/algorithms/markers.hpp"
 
 #include <algorithm>
 #include <cmath>

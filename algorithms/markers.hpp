@@ -1,5 +1,5 @@
 #pragma once
-// Watershed markers and the clean-up after the watershed (seed 002 sections 5.1 and 5.3, issue 6).
+// Watershed markers and the clean-up after the watershed.
 //
 // distance_markers(): one marker per h-maximum of a distance map. The h-maxima transform is the
 // morphological reconstruction by dilation of (D - h) under D, restricted to the foreground
@@ -13,7 +13,7 @@
 // backend and run.
 //
 // background_markers(): the pixels at least `min_distance` from every foreground pixel (an exact
-// distance transform of the background) take `label`: seed 002's background markers, which stop a
+// distance transform of the background) take `label`: background markers, which stop a
 // watershed over a gradient relief from flooding the background from the cells.
 //
 // merge_small_regions(): every region with fewer than `min_area` pixels merges into the adjacent
@@ -21,9 +21,9 @@
 // label), smallest regions first (ties to the lower label), merged areas adding up; a small region
 // with no labelled neighbour is removed (set to 0). The regions left are numbered 1..N in raster
 // order of their first pixel, as label() numbers components.
-#include "algorithms/detail/label_types.hpp"
-#include "core/image.hpp"
-#include "core/translation_unit.hpp"
+#include "gigaseg/algorithms/label_types.hpp"
+#include "gigaseg/algorithms/markers_types.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -32,30 +32,33 @@
 
 namespace gigaseg {
 
-struct MarkerParams {
-  float h = 1.0f;              // h-maxima height, in distance units (pixels); > 0
-  float min_separation = 0.f;  // pixels; 0 keeps every h-maximum
-  int connectivity = 8;        // of the foreground, the plateaus and the markers
-};
-
 // markers(y, x) = 1..M on the markers, 0 elsewhere; returns M. `distance` >= 0, 0 = background.
 // Fences `space`.
-template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
+template <class ExecSpace>
 index_t distance_markers(ExecSpace const& space, ImageView<float const, typename ExecSpace::memory_space> const& distance,
                          ImageView<Label, typename ExecSpace::memory_space> const& markers, MarkerParams const& params = {});
 
 // markers(y, x) = label where mask(y, x) == 0 and the distance to the nearest mask pixel != 0 is at
 // least min_distance; other pixels are left as they are. Returns how many pixels were marked (0
 // when the mask is empty: no distance is then defined, nothing is marked). Fences `space`.
-template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
+template <class ExecSpace>
 index_t background_markers(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask,
                            ImageView<Label, typename ExecSpace::memory_space> const& markers, float min_distance, Label label);
 
 // Merges the regions 1..count of `labels` smaller than min_area (above) in place; returns the new
 // count. Fences `space`.
-template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
+template <class ExecSpace>
 index_t merge_small_regions(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory_space> const& labels,
                             index_t count, index_t min_area);
+
+// The path distance_markers() takes on ExecSpace for a requested path (MarkerParams::path): the
+// tuned path on OpenMP runs the two propagations as sequential O(N) algorithms
+// (backends/openmp/markers_openmp.cpp), the portable one as tile relaxations.
+template <class ExecSpace>
+Path markers_path(Path requested);
+
+// The functions above are defined in the library (algorithms/detail/markers_impl.hpp) for every
+// enabled execution space (backends/instantiate/markers.cpp).
 
 namespace detail {
 
@@ -78,5 +81,3 @@ std::vector<Label> merge_plan(std::vector<index_t> const& area, std::vector<inde
 
 }  // namespace detail
 }  // namespace gigaseg
-
-#include "algorithms/detail/markers_portable.hpp"

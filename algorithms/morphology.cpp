@@ -1,6 +1,6 @@
-#include "algorithms/morphology.hpp"
+#include "gigaseg/algorithms/morphology.hpp"
 
-#include "core/error.hpp"
+#include "gigaseg/core/error.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,6 @@
 #pragma once
-// Grey-level morphology of 8-bit images (seed 001, issue 5): erode, dilate, open, close, gradient
-// with rectangle, cross and ellipse structuring elements of any odd size, identical to
-// cv::morphologyEx with cv::getStructuringElement(shape, {K, K}) and OpenCV's default border
+// Grey-level morphology of 8-bit images: erode, dilate, open, close, gradient with rectangle,
+// cross and ellipse structuring elements of any odd size, identical to cv::morphologyEx with cv::getStructuringElement(shape, {K, K}) and OpenCV's default border
 // (pixels outside the image take no part: the minimum and maximum run over the element's pixels
 // inside the image).
 //
@@ -11,9 +10,11 @@
 // CUDA path fuses 3x3, 5x5 and 7x7 rectangles into one pass and runs 9..191 as coalesced van Herk
 // column and doubling row passes; the tuned OpenMP path runs every element as vectorised row
 // loops. Every path gives identical results.
-#include "algorithms/path.hpp"
-#include "core/image.hpp"
-#include "core/translation_unit.hpp"
+//
+// Defined in the library (algorithms/detail/morphology_impl.hpp) for every enabled execution space
+// (backends/instantiate/morphology.cpp).
+#include "gigaseg/algorithms/morphology_types.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -22,34 +23,13 @@
 
 namespace gigaseg {
 
-enum class MorphOp { erode, dilate, open, close, gradient };
-enum class StructuringShape { rect, cross, ellipse };
-
-struct MorphParams {
-  MorphOp op = MorphOp::erode;
-  StructuringShape shape = StructuringShape::rect;
-  int size = 3;  // odd, >= 1
-  Path path = Path::automatic;
-};
-
-// Row i of the element (0..K-1) covers columns [first[i], last[i]] relative to the centre, or none
-// when first[i] > last[i]: cv::getStructuringElement's rule, ellipse half-widths rounded as
-// cvRound does.
-struct StructuringElement {
-  int size = 1;
-  std::vector<int> first, last;
-};
-StructuringElement structuring_element(StructuringShape shape, int size);
-
 // The path morphology() takes on ExecSpace (tuned: CUDA rectangles 3..191, OpenMP every element
 // but rectangles wider than 255; the rest runs portably).
 template <class ExecSpace>
 Path morphology_path(MorphParams const& params = {});
 
-template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
+template <class ExecSpace>
 void morphology(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                 ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, MorphParams const& params);
 
 }  // namespace gigaseg
-
-#include "algorithms/detail/morphology_portable.hpp"

@@ -1,4 +1,4 @@
-#include "algorithms/otsu.hpp"
+#include "gigaseg/algorithms/otsu.hpp"
 
 #include <cfloat>
 #include <algorithm>

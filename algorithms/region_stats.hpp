@@ -8,12 +8,13 @@
 //
 // One pass, no kernel per region: each thread walks a stretch of a row, sums its pixels while the
 // label stays the same, and adds the run's sums to the component's accumulators with atomics
-// (seed 000 section 6.1: one atomic per pixel and field was the trap; a coherent label image has
+// (one atomic per pixel and field would serialise on large components; a coherent label image has
 // runs of tens to thousands of pixels). All sums are integers, so every backend and run gives the
 // same table.
-#include "algorithms/detail/label_types.hpp"
-#include "algorithms/path.hpp"
-#include "core/image.hpp"
+#include "gigaseg/algorithms/label_types.hpp"
+#include "gigaseg/algorithms/path.hpp"
+#include "gigaseg/algorithms/region_stats_types.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -31,8 +32,12 @@ struct RegionStats {
 };
 
 // One row per label 1..components, in label order. `intensity` has the labels' size; T: 8- or
-// 16-bit unsigned. Fences `space` (returns host data). Paths: portable (above), tuned on CUDA
-// (backends/cuda/region_stats_cuda.cpp: warp reductions by label and a per-warp carry).
+// 16-bit unsigned. Fences `space` (returns host data). Paths (algorithms/path.hpp):
+//  - portable: above (algorithms/detail/region_stats_portable.hpp);
+//  - tuned on OpenMP: private accumulators per thread, combined at the end; the portable path when
+//    they would take more than 256 MiB (backends/openmp/region_stats_openmp.cpp);
+//  - tuned on CUDA: warp reductions by label and a per-warp carry
+//    (backends/cuda/region_stats_cuda.cpp).
 template <class ExecSpace, class T>
 std::vector<RegionStats> region_stats(ExecSpace const& space,
                                       ImageView<Label const, typename ExecSpace::memory_space> const& labels,
@@ -40,9 +45,10 @@ std::vector<RegionStats> region_stats(ExecSpace const& space,
                                       ImageView<T const, typename ExecSpace::memory_space> const& intensity,
                                       Path path = Path::automatic);
 
+// The path region_stats() takes on ExecSpace for a requested path.
 template <class ExecSpace>
 Path region_stats_path(Path requested);
 
+// Defined in the library (algorithms/detail/region_stats_impl.hpp) for every enabled execution
+// space and 8- and 16-bit intensities (backends/instantiate/region_stats.cpp).
 }  // namespace gigaseg
-
-#include "algorithms/detail/region_stats_impl.hpp"

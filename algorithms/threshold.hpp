@@ -5,8 +5,7 @@
 //  - threshold_local_mean: foreground where pixel > mean(B x B window, border replicate) - C,
 //    identical to cv::adaptiveThreshold(ADAPTIVE_THRESH_MEAN_C, THRESH_BINARY, B, C) for 8-bit.
 //  - Otsu: algorithms/otsu.hpp.
-#include "core/image.hpp"
-#include "core/translation_unit.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -14,7 +13,16 @@
 
 namespace gigaseg {
 
-template <class ExecSpace, class T, class Unit = detail::unit_for<ExecSpace>>
+// The tags of threshold() and threshold_local_mean() in the dispatch
+// (algorithms/detail/dispatch.hpp); no backend has a tuned path for either.
+struct ThresholdAlgorithm {
+  static constexpr char const* name = "threshold";
+};
+struct LocalMeanThresholdAlgorithm {
+  static constexpr char const* name = "threshold_local_mean";
+};
+
+template <class ExecSpace, class T>
 void threshold(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
                ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, double level);
 
@@ -23,11 +31,11 @@ struct LocalMeanParams {
   double c = 2.0;    // the constant subtracted from the mean
 };
 
-template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
+template <class ExecSpace>
 void threshold_local_mean(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                           ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out,
                           LocalMeanParams const& params);
 
+// Defined in the library (algorithms/detail/threshold_impl.hpp) for every enabled execution space;
+// threshold() for 8-, 16- and 32-bit unsigned and float images (backends/instantiate/threshold.cpp).
 }  // namespace gigaseg
-
-#include "algorithms/detail/threshold_portable.hpp"

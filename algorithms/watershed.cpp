@@ -1,8 +1,8 @@
-#include "algorithms/watershed.hpp"
+#include "gigaseg/algorithms/watershed.hpp"
 
-#include "algorithms/convert.hpp"
-#include "algorithms/detail/bucket_queue.hpp"
-#include "core/error.hpp"
+#include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/detail/bucket_queue.hpp"
+#include "gigaseg/core/error.hpp"
 
 #include <queue>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Marker-based watershed by flooding (seed 002, issue 6) with the semantics of
+// Marker-based watershed by flooding with the semantics of
 // skimage.segmentation.watershed(relief, markers, connectivity, mask): every unlabelled pixel
 // inside the mask takes the label of the marker whose flood reaches it first, the flood always
 // advancing from the lowest relief value on its front.
@@ -16,9 +16,9 @@
 // Where relief values are distinct the result does not depend on the tie rules at all and equals
 // scikit-image's; on plateaus scikit-image's heap (all markers at age 0, sift order) can break
 // some ties differently.
-#include "algorithms/detail/label_types.hpp"
-#include "algorithms/path.hpp"
-#include "core/image.hpp"
+#include "gigaseg/algorithms/label_types.hpp"
+#include "gigaseg/algorithms/watershed_types.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -27,30 +27,31 @@
 
 namespace gigaseg {
 
-struct WatershedParams {
-  int connectivity = 8;  // 4 or 8 neighbours (skimage's connectivity 1 or 2)
-  Path path = Path::automatic;
-};
-
 // out(y, x) = the label flooding (y, x) from `markers` (0 = unlabelled) over `relief`, 0 outside
-// `mask` (an empty mask = everywhere). T: std::uint8_t, std::uint16_t, float (no NaN).
+// `mask` (an empty mask = everywhere). T: std::uint8_t, std::uint16_t, float (no NaN). Defined in
+// algorithms/watershed.cpp.
 template <class T>
 void watershed_flood(ImageView<T const, Kokkos::HostSpace> const& relief, ImageView<Label const, Kokkos::HostSpace> const& markers,
                      ImageView<Label, Kokkos::HostSpace> const& out, WatershedParams const& params = {},
                      ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask = {});
 
 // The watershed on any backend. Portable path: the parallel minimum-path formulation
-// (detail/watershed_portable.hpp), the same labels as watershed_flood() wherever relief values are
+// (algorithms/detail/watershed_portable.hpp), the same labels as watershed_flood() wherever relief values are
 // distinct; on plateaus the flood's first-in-first-out order is followed by counting steps at the
 // plateau's level, so a few tie pixels can differ. Tuned path on OpenMP: watershed_flood() itself
-// (one thread; O(1) a pixel with a bucket per value for 8/16-bit reliefs). Deterministic on every
-// backend and run.
+// (one thread; O(1) a pixel with a bucket per value for 8/16-bit reliefs), per connected component
+// of the mask on the threads where there is a mask (backends/openmp/watershed_openmp.cpp).
+// Deterministic on every backend and run.
 template <class ExecSpace, class T>
 void watershed(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& relief,
                ImageView<Label const, typename ExecSpace::memory_space> const& markers,
                ImageView<Label, typename ExecSpace::memory_space> const& out, WatershedParams const& params = {},
                ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask = {});
 
-}  // namespace gigaseg
+// The path watershed() takes on ExecSpace for a requested path.
+template <class ExecSpace>
+Path watershed_path(Path requested);
 
-#include "algorithms/detail/watershed_portable.hpp"
+// watershed() and watershed_path() are defined in the library (algorithms/detail/watershed_impl.hpp)
+// for every enabled execution space and the relief types above (backends/instantiate/watershed.cpp).
+}  // namespace gigaseg

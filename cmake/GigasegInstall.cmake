@@ -6,12 +6,32 @@ install(TARGETS gigaseg EXPORT gigasegTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(_dir core algorithms backends)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gigaseg/${_dir}
-          FILES_MATCHING PATTERN "*.hpp")
+# Public headers only: the umbrella gigaseg.hpp, core/, the algorithms' public headers and
+# algorithms/pipelines/, and whatever those include (found by following their #include lines), so
+# the algorithms' implementations in detail/ and the backends stay inside the library.
+set(_pending gigaseg.hpp)
+file(GLOB _public RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/algorithms/*.hpp
+     ${PROJECT_SOURCE_DIR}/algorithms/pipelines/*.hpp)
+file(GLOB_RECURSE _core RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/core/*.hpp)
+list(APPEND _pending ${_public} ${_core})
+set(_installed)
+while(_pending)
+  list(POP_FRONT _pending _header)
+  if(_header IN_LIST _installed OR NOT EXISTS ${PROJECT_SOURCE_DIR}/${_header})
+    continue()
+  endif()
+  list(APPEND _installed ${_header})
+  file(STRINGS ${PROJECT_SOURCE_DIR}/${_header} _includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]gigaseg/")
+  foreach(_line IN LISTS _includes)
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"]gigaseg/([^>\"]*)[>\"].*" "\\1" _included "${_line}")
+    list(APPEND _pending ${_included})
+  endforeach()
+endwhile()
+foreach(_header IN LISTS _installed)
+  get_filename_component(_dir ${_header} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/${_header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gigaseg/${_dir})
 endforeach()
-install(FILES ${PROJECT_SOURCE_DIR}/gigaseg.hpp ${PROJECT_BINARY_DIR}/generated/gigaseg_config.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gigaseg)
+install(FILES ${GIGASEG_BUILD_INCLUDE}/gigaseg/gigaseg_config.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gigaseg)
 if(TARGET gigaseg_cli)
   install(TARGETS gigaseg_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

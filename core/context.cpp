@@ -1,11 +1,11 @@
-#include "core/context.hpp"
+#include "gigaseg/core/context.hpp"
 
-#include "core/error.hpp"
+#include "gigaseg/core/error.hpp"
 
 #include <algorithm>
 
 #ifdef KOKKOS_ENABLE_CUDA
-#include "backends/cuda/stream_instance.hpp"
+#include "gigaseg/core/cuda/stream_instance.hpp"
 #endif
 
 namespace gigaseg {

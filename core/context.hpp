@@ -2,8 +2,8 @@
 // ExecutionContext: where work runs. It owns the device execution-space instance (its own CUDA
 // stream, so that work submitted through one context overlaps other contexts' work), the host
 // instance, and the small-image policy: below a pixel count the GPU loses to its launch and copy
-// costs (seed 000 section 6.4), so `auto` sends such images to the host backend.
-#include "core/image.hpp"
+// costs, so `auto` sends such images to the host backend.
+#include "gigaseg/core/image.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -20,7 +20,7 @@ char const* to_string(Backend backend) noexcept;
 Backend parse_backend(std::string const& text, std::string const& option = "--backend");
 
 // Operation families, each with its own small-image threshold: below it the GPU loses to its
-// launch and copy costs (seed 000 section 6.4) and `auto` sends the image to the host backend.
+// launch and copy costs and `auto` sends the image to the host backend.
 //  - point:    threshold, histogram, convert (a few operations per pixel: transfers dominate)
 //  - filter:   median, Gaussian, Sobel, morphology, convolution
 //  - label:    connected components and region statistics

@@ -1,4 +1,4 @@
-#include "core/error.hpp"
+#include "gigaseg/core/error.hpp"
 
 #include <cstring>
 

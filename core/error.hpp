@@ -1,7 +1,7 @@
 #pragma once
 // One exception type for every error a user can cause (bad option, unreadable file, too little
 // memory). It carries what went wrong, which file/option/argument it concerns, and where in the
-// source it was raised. The CLI turns its kind into the exit codes of shared/CLI.md.
+// source it was raised. The CLI turns its kind into the exit codes of docs/cli.md.
 #include <stdexcept>
 #include <string>
 
@@ -25,7 +25,7 @@ class Error : public std::runtime_error {
   std::string const& reason() const noexcept { return reason_; }
   // "file.cpp:123" of the throw site, for bug reports.
   std::string where() const;
-  // The process exit code shared/CLI.md assigns to this kind.
+  // The process exit code docs/cli.md assigns to this kind.
   int exit_code() const noexcept { return static_cast<int>(kind_); }
 
  private:

@@ -1,15 +1,15 @@
 #pragma once
 // ImageView: a 2-D image in a Kokkos memory space, stored with a row pitch.
 //
-// Layout (seed 004): rows are padded so that each begins on a 128-byte boundary (the GPU's
+// Layout: rows are padded so that each begins on a 128-byte boundary (the GPU's
 // memory-transaction size: an unaligned row start costs an extra transaction per warp access).
 // The pitch is in bytes, as with cudaMallocPitch, so that 3-byte RGB pixels fit the same rule.
 // A region of interest (roi) is a view into its parent's storage and keeps the parent's pitch;
 // it never copies.
 //
 // Every size and offset is 64-bit: a 50000 x 45000 image has 2.25e9 pixels, past 2^31.
-#include "core/error.hpp"
-#include "core/pixel.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/pixel.hpp"
 
 #include <Kokkos_Core.hpp>
 

@@ -1,14 +1,15 @@
-#include "core/runtime.hpp"
+#include "gigaseg/core/runtime.hpp"
 
-#include "core/error.hpp"
-#include "gigaseg_config.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/gigaseg_config.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdlib>
 
 #ifdef KOKKOS_ENABLE_CUDA
-#include "backends/cuda/device_query.hpp"
+#include "gigaseg/core/cuda/device_query.hpp"
+#include "gigaseg/core/cuda/stream_scratch.hpp"
 #endif
 
 namespace gigaseg {
@@ -42,6 +43,21 @@ Runtime::Runtime(RuntimeOptions options) {
   Kokkos::initialize(arguments);
 #endif
   owns_kokkos_ = true;
+  configure_device_pools(options.device_pool);
+}
+
+void configure_device_pools(DevicePoolOptions const& options) {
+#ifdef KOKKOS_ENABLE_CUDA
+  cuda::configure_pools(options.kept_bytes);
+#else
+  (void)options;
+#endif
+}
+
+void release_device_pools() {
+#ifdef KOKKOS_ENABLE_CUDA
+  cuda::release_pools();
+#endif
 }
 
 Runtime::~Runtime() {

@@ -2,15 +2,34 @@
 // Process-wide set-up: Kokkos initialisation across Kokkos 3.4 .. 5.x, and what this build and
 // this machine offer (backends, versions, GPUs).
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace gigaseg {
 
+// The library's stream-ordered device memory pools (one per GPU, used for the temporaries of the
+// CUDA paths): how much freed memory each keeps for the next call instead of handing it back to the
+// driver at the next synchronisation. Keeping it saves a new mapping per call (tens to hundreds of
+// microseconds); an application that needs the memory elsewhere lowers it or calls
+// release_device_pools().
+struct DevicePoolOptions {
+  std::uint64_t kept_bytes = std::uint64_t(1) << 30;
+};
+
 struct RuntimeOptions {
   int threads = -1;  // host threads for the OpenMP backend; -1: Kokkos's default (OMP_NUM_THREADS)
   int device = -1;   // GPU ordinal; -1: Kokkos's default (0)
+  DevicePoolOptions device_pool;
 };
+
+// Sets every device pool's kept memory, those made already and those made later. No effect in
+// builds without CUDA.
+void configure_device_pools(DevicePoolOptions const& options);
+
+// Hands the memory every device pool keeps back to the driver now (memory in use stays). No effect
+// in builds without CUDA.
+void release_device_pools();
 
 // Initialises Kokkos unless the application already has, and finalises what it initialised.
 // Throws Error(resource) on a CUDA build when no usable GPU exists (Kokkos would abort).

@@ -4,12 +4,12 @@
 // A Kokkos allocation in CudaSpace is a cudaMalloc and its release a cudaFree, which waits for the
 // whole device: about 40 + 50 microseconds a buffer on the H200 (measured, 1 to 128 MiB), so a
 // pipeline of some thirty temporaries spent about 3 ms of its 17 on them. On CUDA these come from
-// the library's stream-ordered pool instead (backends/cuda/stream_scratch.hpp): allocated and freed
+// the library's stream-ordered pool instead (core/cuda/stream_scratch.hpp): allocated and freed
 // on the instance's stream, so the memory is safe to reuse as soon as the kernels queued before
 // the release have run, with no device-wide synchronisation. Every use must be on that instance
 // (or ordered after it by the caller). Other spaces allocate as ImageView and Kokkos::View do.
 // Contents start uninitialised.
-#include "core/image.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -17,7 +17,7 @@
 #include <string>
 
 #ifdef KOKKOS_ENABLE_CUDA
-#include "backends/cuda/stream_scratch.hpp"
+#include "gigaseg/core/cuda/stream_scratch.hpp"
 #endif
 
 namespace gigaseg {

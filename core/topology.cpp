@@ -1,6 +1,6 @@
-#include "core/topology.hpp"
+#include "gigaseg/core/topology.hpp"
 
-#include "core/error.hpp"
+#include "gigaseg/core/error.hpp"
 
 #include <hwloc.h>
 

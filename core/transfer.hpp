@@ -6,10 +6,10 @@
 //     contiguous copy of the span from the first pixel to the last (Kokkos::deep_copy on the
 //     given instance: cudaMemcpyAsync on its stream for CUDA).
 //  2. CUDA memory on either side: cudaMemcpy2DAsync, which takes both pitches and moves only the
-//     roi's rows (backends/cuda/transfer_cuda.cpp).
+//     roi's rows (core/cuda/transfer_cuda.cpp).
 //  3. Both sides host-accessible: rows copied in parallel on the host execution space.
-#include "core/error.hpp"
-#include "core/image.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -17,7 +17,7 @@
 #include <type_traits>
 
 #ifdef KOKKOS_ENABLE_CUDA
-#include "backends/cuda/transfer_cuda.hpp"
+#include "gigaseg/core/cuda/transfer_cuda.hpp"
 #endif
 
 namespace gigaseg {

@@ -1,4 +1,4 @@
-// Where the GPU starts to win, per operation family (issue 7, seed 000 section 6.4): one
+// Where the GPU starts to win, per operation family (launch and copy costs against host work): one
 // representative operation of each family on square images of growing size, on the host backend
 // (all its threads) and on CUDA with the costs the command line pays there: the upload from
 // pageable host memory, the output's allocation, the download. The host side pays the output's
@@ -14,15 +14,15 @@
 // faster at every larger measured size. core/context.cpp's default_small_image_pixels holds
 // these values (docs/performance.md, "small-image thresholds"). With GIGASEG_CROSSOVER_JSON=FILE
 // the figures are also written to FILE.
-#include "algorithms/distance.hpp"
-#include "algorithms/filters.hpp"
-#include "algorithms/label.hpp"
-#include "algorithms/pipelines/cells.hpp"
-#include "algorithms/pipelines/synthetic.hpp"
-#include "algorithms/threshold.hpp"
-#include "core/context.hpp"
-#include "core/runtime.hpp"
-#include "core/transfer.hpp"
+#include "gigaseg/algorithms/distance.hpp"
+#include "gigaseg/algorithms/filters.hpp"
+#include "gigaseg/algorithms/label.hpp"
+#include "gigaseg/algorithms/pipelines/cells.hpp"
+#include "gigaseg/algorithms/pipelines/synthetic.hpp"
+#include "gigaseg/algorithms/threshold.hpp"
+#include "gigaseg/core/context.hpp"
+#include "gigaseg/core/runtime.hpp"
+#include "gigaseg/core/transfer.hpp"
 
 #include <Kokkos_Core.hpp>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// Distance transform and watershed (issue 6) on a synthetic cell image (discs of radius 6..30
+// Distance transform and watershed on a synthetic cell image (discs of radius 6..30
 // covering about half the image, foreground 255 on 0):
 //  - exact EDT: GPU at 20000^2 and 4096^2, host (OpenMP) at 4096^2 against OpenCV's precise
 //    distanceTransform (DIST_L2, DIST_MASK_PRECISE) in the same run (host builds); NPP's and
@@ -11,11 +11,11 @@
 //    distance transform, peaks of the distance as markers, cv::watershed).
 // With GIGASEG_PEER_INPUTS=DIR the EDT benchmark writes its input masks to DIR/cells_<side>.u8
 // (raw rows), which perf/peers/npp_distance.cu and cupy_distance.py then time on the same data.
-#include "algorithms/distance.hpp"
-#include "algorithms/pipelines/cells.hpp"
-#include "algorithms/pipelines/synthetic.hpp"
-#include "algorithms/watershed.hpp"
-#include "core/transfer.hpp"
+#include "gigaseg/algorithms/distance.hpp"
+#include "gigaseg/algorithms/pipelines/cells.hpp"
+#include "gigaseg/algorithms/pipelines/synthetic.hpp"
+#include "gigaseg/algorithms/watershed.hpp"
+#include "gigaseg/core/transfer.hpp"
 #include "perf/timer.hpp"
 
 #include <Kokkos_Core.hpp>

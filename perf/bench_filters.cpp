@@ -1,4 +1,4 @@
-// Local filters (issue 5) against the peers named there, in one program run:
+// Local filters against their peers, in one program run:
 //  GPU (20000 x 20000 8-bit noise): median 3x3/5x5 (tuned and portable), Sobel magnitude, erosion
 //  3x3 (tuned and portable) and 31x31 rectangles, Gaussian; cudaMemcpy device-to-device of the
 //  same image as the bandwidth reference. NPP's median and CuPy's filters are measured by
@@ -7,10 +7,10 @@
 //  magnitude and GaussianBlur when built with OpenCV (host builds).
 //
 //   bench_filters --benchmark_out=filters.json --benchmark_out_format=json
-#include "algorithms/convolve.hpp"
-#include "algorithms/filters.hpp"
-#include "algorithms/morphology.hpp"
-#include "core/transfer.hpp"
+#include "gigaseg/algorithms/convolve.hpp"
+#include "gigaseg/algorithms/filters.hpp"
+#include "gigaseg/algorithms/morphology.hpp"
+#include "gigaseg/core/transfer.hpp"
 #include "perf/timer.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -24,7 +24,7 @@
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime_api.h>
 #if GIGASEG_HAVE_CUDA_KERNELS
-#include "backends/cuda/filters_cuda.hpp"
+#include "gigaseg/backends/cuda/filters_cuda.hpp"
 #endif
 #endif
 #ifdef GIGASEG_BENCH_OPENCV

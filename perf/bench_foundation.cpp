@@ -1,4 +1,4 @@
-// Where we start (issue 2): the simplest Kokkos threshold kernel (one byte per thread, a linear
+// The baseline: the simplest Kokkos threshold kernel (one byte per thread, a linear
 // index split into row and column) against a device-to-device cudaMemcpy of the same bytes, and
 // the crossover at which the GPU, transfers included, beats the host backend for the same work:
 // the measurement behind default_small_image_pixels (core/context.hpp).
@@ -7,9 +7,9 @@
 //   python3 perf/report.py foundation.json
 //
 // Each benchmark runs once per repetition after one warm-up run; repetitions give the median.
-#include "core/image.hpp"
-#include "core/transfer.hpp"
-#include "core/runtime.hpp"
+#include "gigaseg/core/image.hpp"
+#include "gigaseg/core/transfer.hpp"
+#include "gigaseg/core/runtime.hpp"
 #include "perf/timer.hpp"
 
 #include <Kokkos_Core.hpp>

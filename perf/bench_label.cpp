@@ -1,4 +1,4 @@
-// Connected-component labelling and region statistics (issue 4), with the peers of the same run.
+// Connected-component labelling and region statistics, with the peers of the same run.
 //  GPU: 20000 x 20000 masks, 8-connectivity, canonical labels included: a random mask (each
 //  pixel foreground with probability 1/2) and a blob mask (24-pixel cells, each foreground with
 //  probability 1/2); both from integer hashes that perf/peers/cupy_label.py and
@@ -9,11 +9,16 @@
 //  T) against OpenCV connectedComponents and connectedComponentsWithStats (host builds).
 //
 //   bench_label --benchmark_out=label.json --benchmark_out_format=json
-#include "algorithms/convert.hpp"
-#include "algorithms/label.hpp"
-#include "algorithms/otsu.hpp"
-#include "algorithms/region_stats.hpp"
-#include "core/transfer.hpp"
+#include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/label.hpp"
+#include "gigaseg/algorithms/otsu.hpp"
+#include "gigaseg/algorithms/region_stats.hpp"
+// detail::region_sums (the device pass alone) is not a library entry: this unit instantiates it,
+// with the backends' tuned passes.
+#include "gigaseg/algorithms/detail/region_stats_impl.hpp"
+#include "gigaseg/backends/cuda/region_stats_cuda.hpp"
+#include "gigaseg/backends/openmp/region_stats_openmp.hpp"
+#include "gigaseg/core/transfer.hpp"
 #include "perf/timer.hpp"
 #include "tests/stain_image.hpp"
 

@@ -1,5 +1,5 @@
 // The main() of every benchmark program: Kokkos through gigaseg::Runtime around Google Benchmark.
-#include "core/runtime.hpp"
+#include "gigaseg/core/runtime.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the H200 (after `GIGASEG_PACK="tests/gigaseg_tests apps/gigaseg perf/bench_crossover"
-# scripts/pack-device.sh` here): issue 7's measurements and checks, summary in $OUT/report.txt.
+# scripts/pack-device.sh` here): the batch measurements and checks, summary in $OUT/report.txt.
 #  - the whole test suite (every backend) and the CLI tests (SUITE=0 skips them);
 #  - out of device memory: `demo --size 100000` (exit 4, one line) and the allocation tests;
 #  - the small-image crossover per operation family (perf/bench_crossover.cpp; CROSSOVER=0 skips it);

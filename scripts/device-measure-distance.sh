@@ -3,7 +3,7 @@
 # compute-sanitizer memcheck and racecheck over the distance, markers, watershed and pipeline
 # tests, bench_distance (EDT, watershed, the cells pipeline), `gigaseg demo` at 8192^2, and NPP's
 # and CuPy's EDT on the same masks in the same job. Readable summary in $OUT/report.txt, benchmark
-# JSON and logs beside it. Used for docs/performance.md (issue 6).
+# JSON and logs beside it. Used for docs/performance.md (distance transform and watershed).
 set -u
 export SANITIZE=1 PEERS=0 BENCHES='bench_distance' BENCH_FILTER='Cuda'
 export RACE_FILTER='Distance/Cuda.*:Markers/Cuda.*:WatershedOnBackend/Cuda.Golden*'

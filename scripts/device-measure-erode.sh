@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # On the H200 (after `GIGASEG_PACK="tests/gigaseg_tests apps/gigaseg perf/bench_filters"
-# scripts/pack-device.sh` here): issue 5's wide-rectangle erosion. The fused and separable
+# scripts/pack-device.sh` here): the wide-rectangle erosion. The fused and separable
 # kernels against cv::erode/cv::dilate (MorphologyCuda test and the Morphology/Cuda suite), under
 # compute-sanitizer memcheck and racecheck; then bench_filters, 25-run medians in one program run:
 # cudaMemcpy of the image, the 3x3 and 31x31 erosions as `morphology()` runs them, and the wide

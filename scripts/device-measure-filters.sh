@@ -2,7 +2,7 @@
 # On the H200 (after scripts/pack-device.sh here): the whole test suite, the CLI tests,
 # compute-sanitizer memcheck and racecheck over the filter, morphology and convolution tests,
 # bench_filters, and the CuPy and NPP filter peers in the same job. Readable summary in
-# $OUT/report.txt, benchmark JSON beside it. Used for docs/performance.md (issue 5).
+# $OUT/report.txt, benchmark JSON beside it. Used for docs/performance.md (local filters).
 set -u
 export SANITIZE=1 PEERS=0 BENCHES='bench_filters' BENCH_FILTER='Cuda'
 export RACE_FILTER='Filters/Cuda.Median*:Filters/Cuda.Sobel*:Morphology/Cuda.*'

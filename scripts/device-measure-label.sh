@@ -2,7 +2,7 @@
 # On the H200 (after scripts/pack-device.sh here): tests and sanitizers of the labelling, statistics
 # and K-means kernels, bench_label and the K-means benchmarks, the CuPy and NPP peers in the same
 # job, and per-kernel times from Nsight Compute. Everything readable goes to $OUT/report.txt; the
-# benchmark JSON beside it. Used for docs/performance.md (issues 3 and 4).
+# benchmark JSON beside it. Used for docs/performance.md (pixel operations, labelling).
 set -u
 export SANITIZE=${SANITIZE:-1} PEERS=1 BENCHES='bench_label bench_pixel_ops' BENCH_FILTER='Cuda|Huge|KMeansPass'
 export RACE_FILTER='LabelOnBackend/Cuda.Region*:LabelOnBackend/Cuda.AdversarialImages*:KMeansOnBackend/Cuda.Pitched*'

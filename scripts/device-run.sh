@@ -38,7 +38,7 @@ for bench in "$dev"/bench_*; do
     --benchmark_out_format=json ${BENCH_FILTER:+--benchmark_filter=$BENCH_FILTER}
   python3 "$dev/report.py" "$out/$name.json" | tee "$out/$name.txt"
 done
-# The peers of issue 4's figures, on the same GPU in the same job (perf/peers/).
+# The labelling peers, on the same GPU in the same job (perf/peers/).
 if [ "${PEERS:-0}" = 1 ]; then
   step cupy-label env PYTHONUNBUFFERED=1 python3 "$dev/peers/cupy_label.py"
   tail -n 3 "$out/cupy-label.log"

@@ -1,7 +1,7 @@
 #pragma once
 // Moving test images to a backend and back, and wrapping host images as OpenCV matrices.
-#include "core/image.hpp"
-#include "core/transfer.hpp"
+#include "gigaseg/core/image.hpp"
+#include "gigaseg/core/transfer.hpp"
 
 #include <opencv2/core.hpp>
 

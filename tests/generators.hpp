@@ -2,7 +2,7 @@
 // Synthetic test images that stress segmentation code: random masks of a given density, spirals
 // (one long thin component), checkerboards (8-connectivity's worst case), noise. All host images,
 // deterministic for a given seed.
-#include "core/image.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <cstdint>
 

@@ -1,7 +1,7 @@
 #pragma once
 // An IHC-like tissue image for colour clustering: near-white background, pink/violet stroma,
 // hematoxylin-blue nuclei and brown DAB-positive cells, with sensor noise. Deterministic.
-#include "core/image.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Correlation with an arbitrary float kernel on every backend, direct and FFT, against
 // cv::filter2D (CV_32F, default anchor, BORDER_REPLICATE) and against each other: odd and even
 // kernel sides, kernels larger than the image, 1xN and Nx1 images, pitched rois.
-#include "algorithms/convolve.hpp"
+#include "gigaseg/algorithms/convolve.hpp"
 #include "tests/backends.hpp"
 #include "tests/device_helpers.hpp"
 #include "tests/generators.hpp"

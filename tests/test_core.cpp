@@ -1,10 +1,10 @@
 // Errors, backend selection and the small-image policy, the runtime's build information, the
 // hwloc topology, and the test-image generators themselves.
-#include "core/context.hpp"
-#include "core/error.hpp"
-#include "core/runtime.hpp"
-#include "core/scratch.hpp"
-#include "core/topology.hpp"
+#include "gigaseg/core/context.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/runtime.hpp"
+#include "gigaseg/core/scratch.hpp"
+#include "gigaseg/core/topology.hpp"
 #include "tests/generators.hpp"
 
 #include <gtest/gtest.h>

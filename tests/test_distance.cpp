@@ -4,7 +4,7 @@
 // distances must be equal, the float distances the correctly rounded square roots, and each
 // `nearest` index the documented one among the zero pixels at exactly that squared distance: the
 // leftmost column, then the upper row. Every path on every backend.
-#include "algorithms/distance.hpp"
+#include "gigaseg/algorithms/distance.hpp"
 #include "tests/backends.hpp"
 #include "tests/device_helpers.hpp"
 #include "tests/generators.hpp"
@@ -25,7 +25,7 @@ GIGASEG_BACKEND_TEST_SUITE(Distance);
 template <class Space>
 std::vector<Path> distance_paths() {
   std::vector<Path> paths{Path::portable};
-  if (detail::TunedDistance<Space>::value) paths.push_back(Path::tuned);
+  if (distance_path<Space>(Path::automatic) == Path::tuned) paths.push_back(Path::tuned);
   return paths;
 }
 

@@ -2,7 +2,7 @@
 // smaller than the window, 1xN and Nx1, images of several tiles (interior and border tiles),
 // pitched rois (4-byte aligned and not, which sends the tuned CUDA kernels back to the portable
 // path).
-#include "algorithms/filters.hpp"
+#include "gigaseg/algorithms/filters.hpp"
 #include "tests/backends.hpp"
 #include "tests/device_helpers.hpp"
 #include "tests/generators.hpp"
@@ -40,7 +40,7 @@ std::vector<HostImage<T>> shapes() {
 template <class Space, class T>
 std::vector<Path> median_paths() {
   std::vector<Path> paths{Path::portable};
-  if (detail::TunedMedian<Space, T>::value) paths.push_back(Path::tuned);
+  if (median_path<Space, T>() == Path::tuned) paths.push_back(Path::tuned);
   return paths;
 }
 
@@ -141,7 +141,7 @@ TYPED_TEST(Filters, SobelMagnitudeWithinOneThousandthOfOpenCV) {
   TypeParam space;
   using M = typename TypeParam::memory_space;
   std::vector<Path> paths{Path::portable};
-  if (detail::TunedSobel<TypeParam>::value) paths.push_back(Path::tuned);
+  if (sobel_path<TypeParam>() == Path::tuned) paths.push_back(Path::tuned);
   auto shapes_and_wide = shapes<std::uint8_t>();
   shapes_and_wide.push_back(test::noise_u8(1030, 37, 11));  // several blocks of threads on CUDA
   for (auto const& image : shapes_and_wide) {
@@ -179,7 +179,7 @@ TYPED_TEST(Filters, RejectBadSizesAndMismatchedImages) {
   EXPECT_THROW(gaussian(TypeParam(), ca, b, GaussianParams{}), Error);
   ImageView<float, M> f("f", 7, 8);
   EXPECT_THROW(sobel_magnitude(TypeParam(), ca, f), Error);
-  if (!detail::TunedMedian<TypeParam, std::uint8_t>::value)
+  if (median_path<TypeParam, std::uint8_t>() != Path::tuned)
     EXPECT_THROW(median(TypeParam(), ca, a, 3, FilterParams{Path::tuned}), Error);
 }
 

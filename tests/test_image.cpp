@@ -1,7 +1,7 @@
 // ImageView: pitch and roi arithmetic, 64-bit indexing, allocation failure, and kernels writing
 // through pitched views on every backend.
-#include "core/image.hpp"
-#include "core/transfer.hpp"
+#include "gigaseg/core/image.hpp"
+#include "gigaseg/core/transfer.hpp"
 #include "tests/backends.hpp"
 
 #include <gtest/gtest.h>

@@ -2,8 +2,8 @@
 // pitched rois), hand-written PGM/PPM bytes as an independent reference, and the errors for
 // missing, empty, truncated and corrupt files. Writes must be atomic: a failed write leaves any
 // earlier file intact and no temporary behind.
-#include "core/io/atomic_file.hpp"
-#include "core/io/image_file.hpp"
+#include "gigaseg/core/io/atomic_file.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 #include "tests/generators.hpp"
 
 #include <gtest/gtest.h>

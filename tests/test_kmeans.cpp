@@ -1,7 +1,8 @@
 // K-means: the same seed gives the same labels and centres on every backend (compared with the
 // host backend bit for bit); quality against OpenCV's kmeans (best of 5, k-means++); Lab features
 // against cv::cvtColor; labels ordered by centre luminance.
-#include "algorithms/kmeans.hpp"
+#include "gigaseg/algorithms/detail/kmeans_draws.hpp"
+#include "gigaseg/algorithms/kmeans.hpp"
 #include "tests/backends.hpp"
 #include "tests/device_helpers.hpp"
 #include "tests/generators.hpp"
@@ -182,7 +183,7 @@ TYPED_TEST(KMeansOnBackend, SameSeedSameResultAsTheHostBackend) {
       p.space = fs;
       p.seed = 42;
       auto const reference = reference_kmeans(image, p);
-      for (Path path : {Path::tuned, Path::portable})
+      for (Path path : {kmeans_path<TypeParam>(Path::automatic), Path::portable})
         for (int repeat = 0; repeat < 2; ++repeat) {
           p.path = path;
           auto const [result, labels] = run(TypeParam(), image, p);
@@ -222,7 +223,7 @@ TYPED_TEST(KMeansOnBackend, PitchedRoisAndThinImagesMatchTheReference) {
   auto const image = test::stain_image(131, 77, 4);
   std::vector<HostImage<Rgb8>> cases{image.roi(3, 2, 61, 40), image.roi(5, 9, 1, 60), image.roi(0, 30, 127, 1)};
   for (auto const& input : cases)
-    for (Path path : {Path::tuned, Path::portable}) {
+    for (Path path : {kmeans_path<TypeParam>(Path::automatic), Path::portable}) {
       KMeansParams p;
       p.k = 5;
       p.seed = 9;

@@ -3,8 +3,8 @@
 // single pixels, full, empty, 1xN, Nx1, odd sizes, pitched rois) and random masks of density
 // 0.1..0.9; equal-value mode on class maps; 8-, 16- and 32-bit input; 64-bit union-find entries;
 // the same labels over 20 repeated runs.
-#include "algorithms/label.hpp"
-#include "algorithms/region_stats.hpp"
+#include "gigaseg/algorithms/label.hpp"
+#include "gigaseg/algorithms/region_stats.hpp"
 #include "tests/backends.hpp"
 #include "tests/device_helpers.hpp"
 #include "tests/generators.hpp"

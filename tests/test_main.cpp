@@ -2,7 +2,7 @@
 // of OpenMP threads comes from OMP_NUM_THREADS (ctest sets 1 and 2, see tests/CMakeLists.txt).
 // A crash prints the failing test and a stack trace (binary+offset, for addr2line) before dying,
 // so that a crash on a machine without a debugger can still be located.
-#include "core/runtime.hpp"
+#include "gigaseg/core/runtime.hpp"
 
 #include <gtest/gtest.h>
 

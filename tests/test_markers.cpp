@@ -2,8 +2,8 @@
 // markers equal to a serial reference (reconstruction by repeated dilation, plateaus by flood
 // fill) on distance maps of random blobs, the minimum separation inside and across components,
 // background markers against brute-force distances, and region merging on hand-made label images.
-#include "algorithms/distance.hpp"
-#include "algorithms/markers.hpp"
+#include "gigaseg/algorithms/distance.hpp"
+#include "gigaseg/algorithms/markers.hpp"
 #include "tests/backends.hpp"
 #include "tests/device_helpers.hpp"
 #include "tests/generators.hpp"

@@ -2,13 +2,13 @@
 // anchor, one iteration, OpenCV's default border): every operation and shape, odd sizes up to
 // larger than the image (van Herk rectangles up to 193), odd image sizes, 1xN, Nx1, several tiles,
 // pitched rois aligned and not, portable and tuned paths.
-#include "algorithms/morphology.hpp"
+#include "gigaseg/algorithms/morphology.hpp"
 #include "tests/backends.hpp"
 #include "tests/device_helpers.hpp"
 #include "tests/generators.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-#include "backends/cuda/filters_cuda.hpp"
+#include "gigaseg/backends/cuda/filters_cuda.hpp"
 #endif
 
 #include <gtest/gtest.h>
@@ -64,7 +64,7 @@ TYPED_TEST(Morphology, MatchesOpenCVMorphologyEx) {
                                               big.roi(3, 5, 61, 47), test::noise_u8(300, 70, 7), wide.roi(4, 1, 597, 50),
                                               test::noise_u8(2100, 12, 9)};
   std::vector<Path> paths{Path::portable};
-  if (detail::TunedMorphology<TypeParam>::value) paths.push_back(Path::tuned);
+  if (morphology_path<TypeParam>() == Path::tuned) paths.push_back(Path::tuned);
   for (auto const& image : images)
     for (MorphOp op : {MorphOp::erode, MorphOp::dilate, MorphOp::open, MorphOp::close, MorphOp::gradient})
       for (StructuringShape shape : {StructuringShape::rect, StructuringShape::cross, StructuringShape::ellipse})

@@ -2,10 +2,10 @@
 // `cells` pipeline (both reliefs) must find every drawn cell, touching pairs split, each cell's
 // centre in its own region, and give the same labels on every run; the `kmeans` pipeline must
 // find the separate groups of cells (touching pairs are one component there).
-#include "algorithms/pipelines/cells.hpp"
-#include "algorithms/pipelines/kmeans_segment.hpp"
-#include "algorithms/pipelines/nuclei.hpp"
-#include "algorithms/pipelines/synthetic.hpp"
+#include "gigaseg/algorithms/pipelines/cells.hpp"
+#include "gigaseg/algorithms/pipelines/kmeans_segment.hpp"
+#include "gigaseg/algorithms/pipelines/nuclei.hpp"
+#include "gigaseg/algorithms/pipelines/synthetic.hpp"
 #include "tests/backends.hpp"
 #include "tests/device_helpers.hpp"
 #include "tests/generators.hpp"

@@ -1,9 +1,9 @@
 // Pixel and global operations on every backend and path: histograms against exact serial counts,
 // thresholds, Otsu, local mean, colour and type conversion against OpenCV.
-#include "algorithms/convert.hpp"
-#include "algorithms/histogram.hpp"
-#include "algorithms/otsu.hpp"
-#include "algorithms/threshold.hpp"
+#include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/histogram.hpp"
+#include "gigaseg/algorithms/otsu.hpp"
+#include "gigaseg/algorithms/threshold.hpp"
 #include "tests/backends.hpp"
 #include "tests/device_helpers.hpp"
 #include "tests/generators.hpp"

@@ -1,7 +1,7 @@
 // Host <-> backend transfers with every combination of whole images and pitched rois, and sizes
 // that are odd, single rows and single columns. A sentinel border around each destination roi
 // checks that nothing outside it is written.
-#include "core/transfer.hpp"
+#include "gigaseg/core/transfer.hpp"
 #include "tests/backends.hpp"
 #include "tests/generators.hpp"
 

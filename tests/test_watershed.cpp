@@ -3,7 +3,7 @@
 // tests/data/watershed/ (written by scripts/gen-watershed-golden.py with scikit-image), cases on
 // which the result must equal skimage.segmentation.watershed exactly (distinct relief values) or
 // agree on at least 99% of pixels (8-bit reliefs with plateaus).
-#include "algorithms/watershed.hpp"
+#include "gigaseg/algorithms/watershed.hpp"
 #include "tests/backends.hpp"
 #include "tests/device_helpers.hpp"
 #include "tests/generators.hpp"

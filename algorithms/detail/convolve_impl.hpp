@@ -1,10 +1,13 @@
 #pragma once
-// Implementation of algorithms/convolve.hpp.
-#include "algorithms/convert.hpp"
-#include "algorithms/detail/stencil.hpp"
-#include "core/error.hpp"
-#include "core/translation_unit.hpp"
-#include "gigaseg_config.hpp"
+// Implementation of algorithms/convolve.hpp: the direct pass and the FFT method's padding, product
+// and crop, around the backends' transforms (FftAlgorithm); instantiated by
+// backends/instantiate/convolve.cpp, which also sees the backends' specialisations.
+#include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/convolve.hpp"
+#include "gigaseg/algorithms/detail/dispatch.hpp"
+#include "gigaseg/algorithms/detail/stencil.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Complex.hpp>
 #include <Kokkos_Core.hpp>
@@ -13,25 +16,14 @@
 
 namespace gigaseg::detail {
 
-using FftComplex = Kokkos::complex<float>;
-
-// Real-to-complex and complex-to-real 2-D transforms of ny x nx row-major arrays (unnormalised),
-// per memory space: FFTW on the host (algorithms/convolve.cpp), cuFFT on CUDA
-// (backends/cuda/fft_cuda.cpp).
-void fft_forward(Kokkos::DefaultHostExecutionSpace const& space, float* real, FftComplex* spectrum, long ny, long nx);
-void fft_inverse(Kokkos::DefaultHostExecutionSpace const& space, FftComplex* spectrum, float* real, long ny, long nx);
-#ifdef KOKKOS_ENABLE_SERIAL
-inline void fft_forward(Kokkos::Serial const&, float* real, FftComplex* spectrum, long ny, long nx) {
-  fft_forward(Kokkos::DefaultHostExecutionSpace(), real, spectrum, ny, nx);
+// One transform on the execution space's FFT (the backend's tuned one; there is no portable FFT).
+template <class ExecSpace>
+void fft(ExecSpace const& space, FftDirection direction, float* real, FftComplex* spectrum, long ny, long nx) {
+  dispatch<FftAlgorithm>(
+      space, Path::tuned,
+      [] { GIGASEG_THROW(ErrorKind::usage, "--method", "the FFT method has no transform on this backend (use direct)"); },
+      direction, real, spectrum, ny, nx);
 }
-inline void fft_inverse(Kokkos::Serial const&, FftComplex* spectrum, float* real, long ny, long nx) {
-  fft_inverse(Kokkos::DefaultHostExecutionSpace(), spectrum, real, ny, nx);
-}
-#endif
-#ifdef KOKKOS_ENABLE_CUDA
-void fft_forward(Kokkos::Cuda const& space, float* real, FftComplex* spectrum, long ny, long nx);
-void fft_inverse(Kokkos::Cuda const& space, FftComplex* spectrum, float* real, long ny, long nx);
-#endif
 
 // Kernels with at least this many taps go to the FFT when the method is automatic (measured: see
 // docs/performance.md, "convolution crossover").
@@ -107,12 +99,12 @@ void convolve_fft(ExecSpace const& space, ImageView<std::uint8_t const, typename
     image(py, px) = v;
     taps(py, px) = py < kh && px < kw ? weights((kh - 1 - py) * kw + (kw - 1 - px)) : 0.0f;
   });
-  fft_forward(space, image.data(), image_hat.data(), ny, nx);
-  fft_forward(space, taps.data(), taps_hat.data(), ny, nx);
+  fft(space, FftDirection::forward, image.data(), image_hat.data(), ny, nx);
+  fft(space, FftDirection::forward, taps.data(), taps_hat.data(), ny, nx);
   float const scale = 1.0f / (float(ny) * float(nx));
   Kokkos::parallel_for("gigaseg::convolve::product", Range2(space, {0, 0}, {ny, nxc}),
                        KOKKOS_LAMBDA(long i, long j) { image_hat(i, j) = image_hat(i, j) * taps_hat(i, j) * scale; });
-  fft_inverse(space, image_hat.data(), image.data(), ny, nx);
+  fft(space, FftDirection::inverse, image.data(), image_hat.data(), ny, nx);
   // Circular convolution C(y', x') = sum kf(i, j) P(y' - i, x' - j); the correlation at (y, x) is
   // C(y + kh - 1, x + kw - 1), which never wraps.
   Kokkos::parallel_for("gigaseg::convolve::crop", Range2(space, {0, 0}, {height, width}),
@@ -127,7 +119,9 @@ namespace gigaseg {
 template <class ExecSpace>
 ConvolveMethod convolve_method(ConvolutionKernel const& kernel, ConvolveMethod requested) {
   if (requested != ConvolveMethod::automatic) return requested;
-  return long(kernel.width) * kernel.height >= detail::fft_from_taps<ExecSpace>() ? ConvolveMethod::fft : ConvolveMethod::direct;
+  return TunedAvailable<FftAlgorithm, ExecSpace>::value && long(kernel.width) * kernel.height >= detail::fft_from_taps<ExecSpace>()
+             ? ConvolveMethod::fft
+             : ConvolveMethod::direct;
 }
 
 template <class ExecSpace>
@@ -138,11 +132,16 @@ void convolve(ExecSpace const& space, ImageView<std::uint8_t const, typename Exe
   GIGASEG_REQUIRE(kernel.width >= 1 && kernel.height >= 1 &&
                       kernel.weights.size() == std::size_t(kernel.width) * std::size_t(kernel.height),
                   ErrorKind::usage, "KERNEL", "the kernel needs width x height weights");
+  ConvolveMethod const chosen = convolve_method<ExecSpace>(kernel, method);
+  GIGASEG_REQUIRE(chosen != ConvolveMethod::fft || (TunedAvailable<FftAlgorithm, ExecSpace>::value), ErrorKind::usage,
+                  "--method", "no FFT on this backend (use direct)");
   if (in.empty()) return;
-  if (convolve_method<ExecSpace>(kernel, method) == ConvolveMethod::fft)
-    detail::convolve_fft(space, in, out, kernel);
-  else
-    detail::convolve_direct(space, in, out, kernel);
+  detail::dispatch<ConvolveAlgorithm>(space, Path::automatic, [&] {
+    if (chosen == ConvolveMethod::fft)
+      detail::convolve_fft(space, in, out, kernel);
+    else
+      detail::convolve_direct(space, in, out, kernel);
+  });
 }
 
 }  // namespace gigaseg

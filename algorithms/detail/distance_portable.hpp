@@ -1,10 +1,11 @@
 #pragma once
-// Portable implementation of algorithms/distance.hpp (Meijster, Roerdink and Hesselink 2000).
-#include "algorithms/convert.hpp"
-#include "algorithms/detail/stencil.hpp"
-#include "core/error.hpp"
-#include "core/translation_unit.hpp"
-#include "gigaseg_config.hpp"
+// Portable implementation of algorithms/distance.hpp (Meijster, Roerdink and Hesselink 2000): the
+// two passes, shared by the dispatch (algorithms/detail/distance_impl.hpp) and the tuned CUDA path
+// (backends/cuda/distance_cuda.cpp, which redoes some rows with the envelope pass).
+#include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/detail/stencil.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -14,25 +15,7 @@
 #include <string>
 #include <type_traits>
 
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-#include "backends/cuda/distance_cuda.hpp"
-#endif
-
 namespace gigaseg::detail {
-
-// The tuned path (backends/cuda/distance_cuda.cpp) where one exists: run() returns false when
-// the image has no zero pixel.
-template <class ExecSpace>
-struct TunedDistance : std::false_type {};
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-template <>
-struct TunedDistance<Kokkos::Cuda> : std::true_type {
-  template <class... Args>
-  static bool run(Args const&... args) {
-    return tuned::distance_transform(args...);
-  }
-};
-#endif
 
 // Pass 1: for each column, the row of the nearest zero pixel in that column (-1: none), the one
 // above winning ties: a scan down (nearest above) and a scan up (nearest below). A team takes a
@@ -163,35 +146,3 @@ void envelope_rows(ExecSpace const& space, ImageView<std::int32_t const, typenam
 }
 
 }  // namespace gigaseg::detail
-
-namespace gigaseg {
-
-template <class ExecSpace>
-void distance_transform(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
-                        ImageView<float, typename ExecSpace::memory_space> const& distance,
-                        DistanceOutputs<typename ExecSpace::memory_space> const& extra, DistanceParams const& params) {
-  using Memory = typename ExecSpace::memory_space;
-  detail::require_same_size("distance_transform", in.width(), in.height(), distance.width(), distance.height());
-  if (!extra.squared.empty())
-    detail::require_same_size("distance_transform", in.width(), in.height(), extra.squared.width(), extra.squared.height());
-  if (!extra.nearest.empty())
-    detail::require_same_size("distance_transform", in.width(), in.height(), extra.nearest.width(), extra.nearest.height());
-  GIGASEG_REQUIRE(in.width() <= (index_t(1) << 30) && in.height() <= (index_t(1) << 30), ErrorKind::usage,
-                  "distance_transform", "sides up to 2^30 pixels (exact 64-bit squared distances)");
-  Path const path = resolve_path(params.path, detail::TunedDistance<ExecSpace>::value, "distance_transform");
-  if (in.empty()) return;
-  if constexpr (detail::TunedDistance<ExecSpace>::value) {
-    if (path == Path::tuned) {
-      GIGASEG_REQUIRE(detail::TunedDistance<ExecSpace>::run(space, in, distance, extra.squared, extra.nearest), ErrorKind::input,
-                      "distance_transform", "the image has no zero pixel, so no distance to one is defined");
-      return;
-    }
-  }
-  (void)path;
-  ImageView<std::int32_t, Memory> rows("gigaseg::distance::nearest_rows", in.width(), in.height());
-  GIGASEG_REQUIRE(detail::nearest_zero_rows(space, in, rows), ErrorKind::input, "distance_transform",
-                  "the image has no zero pixel, so no distance to one is defined");
-  detail::envelope_rows(space, ImageView<std::int32_t const, Memory>(rows), distance, extra.squared, extra.nearest);
-}
-
-}  // namespace gigaseg

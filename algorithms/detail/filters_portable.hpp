@@ -1,11 +1,10 @@
 #pragma once
-// Portable implementation and dispatch of algorithms/filters.hpp.
-#include "algorithms/convert.hpp"
-#include "algorithms/detail/median_networks.hpp"
-#include "algorithms/detail/stencil.hpp"
-#include "core/error.hpp"
-#include "core/translation_unit.hpp"
-#include "gigaseg_config.hpp"
+// The portable implementation of algorithms/filters.hpp (dispatched by algorithms/detail/filters_impl.hpp).
+#include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/detail/median_networks.hpp"
+#include "gigaseg/algorithms/detail/stencil.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -13,37 +12,7 @@
 #include <string>
 #include <type_traits>
 
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-#include "backends/cuda/filters_cuda.hpp"
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-#include "backends/openmp/filters_openmp.hpp"
-#endif
-
 namespace gigaseg::detail {
-
-// Tuned paths: CUDA kernels for 8-bit images, host loops on OpenMP (medians of every type, Sobel,
-// the Gaussian in integers).
-template <class ExecSpace, class T>
-struct TunedMedian : std::false_type {};
-template <class ExecSpace>
-struct TunedSobel : std::false_type {};
-template <class ExecSpace>
-struct TunedGaussian : std::false_type {};
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-template <>
-struct TunedMedian<Kokkos::Cuda, std::uint8_t> : std::true_type {};
-template <>
-struct TunedSobel<Kokkos::Cuda> : std::true_type {};
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-template <class T>
-struct TunedMedian<Kokkos::OpenMP, T> : std::true_type {};
-template <>
-struct TunedSobel<Kokkos::OpenMP> : std::true_type {};
-template <>
-struct TunedGaussian<Kokkos::OpenMP> : std::true_type {};
-#endif
 
 using network::ScalarMinMax;
 
@@ -159,77 +128,3 @@ void sobel_portable(ExecSpace const& space, ImageView<std::uint8_t const, typena
 }
 
 }  // namespace gigaseg::detail
-
-namespace gigaseg {
-
-template <class ExecSpace, class T>
-Path median_path(FilterParams const& params) {
-  return resolve_path(params.path, detail::TunedMedian<ExecSpace, T>::value, "median");
-}
-
-template <class ExecSpace>
-Path sobel_path(FilterParams const& params) {
-  return resolve_path(params.path, detail::TunedSobel<ExecSpace>::value, "sobel");
-}
-
-template <class ExecSpace, class T>
-void median(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
-            ImageView<T, typename ExecSpace::memory_space> const& out, int size, FilterParams const& params) {
-  static_assert(std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value || std::is_same<T, float>::value,
-                "median takes 8-bit, 16-bit or float images");
-  GIGASEG_REQUIRE(size == 3 || size == 5, ErrorKind::usage, "--size", "the median's size must be 3 or 5, got " + std::to_string(size));
-  detail::require_same_size("median", in.width(), in.height(), out.width(), out.height());
-  Path const path = median_path<ExecSpace, T>(params);
-  if (in.empty()) return;
-  if constexpr (detail::TunedMedian<ExecSpace, T>::value) {
-    // The tuned paths return false when their precondition (CUDA: 4-byte-aligned rows) fails.
-    if (path == Path::tuned && tuned::median(space, in, out, size)) return;
-  }
-  (void)path;
-  if (size == 3)
-    detail::median_portable<3>(space, in, out);
-  else
-    detail::median_portable<5>(space, in, out);
-}
-
-template <class ExecSpace>
-void gaussian(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
-              ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, GaussianParams const& params) {
-  detail::require_same_size("gaussian", in.width(), in.height(), out.width(), out.height());
-  int const ksize = gaussian_ksize(params);
-  Path const path = resolve_path(params.path, detail::TunedGaussian<ExecSpace>::value, "gaussian");
-  if (in.empty()) return;
-  std::vector<float> const weights = gaussian_weights(ksize, params.sigma);
-#ifdef KOKKOS_ENABLE_OPENMP
-  if constexpr (std::is_same<ExecSpace, Kokkos::OpenMP>::value) {
-    if (path == Path::tuned && tuned::gaussian(space, in, out, weights)) return;
-  }
-#endif
-  (void)path;
-  detail::separable_filter(space, "gigaseg::gaussian", in, out, weights, true);
-}
-
-template <class ExecSpace>
-void box_filter(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
-                ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, int size) {
-  GIGASEG_REQUIRE(size >= 1 && size % 2 == 1 && size <= 63, ErrorKind::usage, "--size",
-                  "the box filter's size must be odd, 1..63, got " + std::to_string(size));
-  detail::require_same_size("box_filter", in.width(), in.height(), out.width(), out.height());
-  if (in.empty()) return;
-  detail::separable_filter(space, "gigaseg::box", in, out, std::vector<float>(std::size_t(size), 1.0f / float(size)), false);
-}
-
-template <class ExecSpace>
-void sobel_magnitude(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
-                     ImageView<float, typename ExecSpace::memory_space> const& out, FilterParams const& params) {
-  detail::require_same_size("sobel", in.width(), in.height(), out.width(), out.height());
-  Path const path = sobel_path<ExecSpace>(params);
-  if (in.empty()) return;
-  if constexpr (detail::TunedSobel<ExecSpace>::value) {
-    if (path == Path::tuned && tuned::sobel_magnitude(space, in, out)) return;
-  }
-  (void)path;
-  detail::sobel_portable(space, in, out);
-}
-
-}  // namespace gigaseg

@@ -1,30 +1,20 @@
 #pragma once
-// Dispatch of algorithms/histogram.hpp: the tuned path where the backend has one, else portable.
-#include "algorithms/detail/histogram_portable.hpp"
-#include "gigaseg_config.hpp"
+// Implementation of algorithms/histogram.hpp: the dispatch of the 8-bit histogram to the tuned
+// backends, else the portable path (instantiated by backends/instantiate/histogram.cpp, which also
+// sees the backends' specialisations).
+#include "gigaseg/algorithms/detail/dispatch.hpp"
+#include "gigaseg/algorithms/detail/histogram_portable.hpp"
+#include "gigaseg/algorithms/histogram.hpp"
+#include "gigaseg/core/error.hpp"
 
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <string>
 #include <type_traits>
-
-#ifdef KOKKOS_ENABLE_OPENMP
-#include "backends/openmp/histogram_openmp.hpp"
-#endif
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-#include "backends/cuda/histogram_cuda.hpp"
-#endif
 
 namespace gigaseg {
 namespace detail {
-
-template <class ExecSpace>
-struct TunedHistogram : std::false_type {};
-#ifdef KOKKOS_ENABLE_OPENMP
-template <>
-struct TunedHistogram<Kokkos::OpenMP> : std::true_type {};
-#endif
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-template <>
-struct TunedHistogram<Kokkos::Cuda> : std::true_type {};
-#endif
 
 inline void require_bins(std::size_t have, int need) {
   GIGASEG_REQUIRE(have >= std::size_t(need), ErrorKind::usage, "histogram",
@@ -35,20 +25,17 @@ inline void require_bins(std::size_t have, int need) {
 
 template <class ExecSpace>
 Path histogram_path(HistogramParams const& params) {
-  return resolve_path(params.path, detail::TunedHistogram<ExecSpace>::value, "histogram");
+  return resolved_path<HistogramAlgorithm, ExecSpace>(params.path);
 }
 
 template <class ExecSpace>
 void histogram(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& image,
                Counts<typename ExecSpace::memory_space> const& counts, HistogramParams const& params) {
   detail::require_bins(counts.extent(0), 256);
-  if (histogram_path<ExecSpace>(params) == Path::tuned) {
-    if constexpr (detail::TunedHistogram<ExecSpace>::value) {
-      // The tuned kernels return false when a precondition (such as 16-byte-aligned rows) fails.
-      if (tuned::histogram_u8(space, image, counts)) return;
-    }
-  }
-  detail::histogram_portable(space, image, counts, 256, detail::ByteBins{});
+  // The tuned kernels return false when a precondition (such as 16-byte-aligned rows) fails.
+  detail::dispatch<HistogramAlgorithm>(
+      space, params.path, [&] { detail::histogram_portable(space, image, counts, 256, detail::ByteBins{}); }, image,
+      counts);
 }
 
 template <class ExecSpace, class T>
@@ -65,7 +52,9 @@ void histogram(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
   (void)histogram_path<ExecSpace>(params);  // validates a forced path
   // Binned histograms have only the portable path: for 16-bit and float data the bin arithmetic,
   // not the counting, dominates, and it is the same code either way.
-  detail::histogram_portable(space, image, counts, range.bins, detail::RangeBins(range));
+  detail::dispatch<BinnedHistogramAlgorithm>(space, Path::automatic, [&] {
+    detail::histogram_portable(space, image, counts, range.bins, detail::RangeBins(range));
+  });
 }
 
 }  // namespace gigaseg

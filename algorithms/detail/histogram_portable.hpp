@@ -3,8 +3,9 @@
 // CUDA, a private buffer per thread on host backends where teams have one thread), counts its rows
 // into it with scratch atomics, and merges it into the global counts with one atomic per non-empty
 // bin. Global traffic is one read of the image plus league_size x bins atomics.
-#include "algorithms/histogram.hpp"
-#include "core/translation_unit.hpp"
+#include "gigaseg/algorithms/histogram_types.hpp"
+#include "gigaseg/core/image.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 

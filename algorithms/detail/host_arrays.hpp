@@ -4,7 +4,7 @@
 // host parallel_for before anything is copied into it, and create_mirror_view_and_copy (like
 // deep_copy without a space) fences every stream of the device. On the H200 machine each such fill
 // cost 3 to 10 ms (waking the OpenMP threads), more than all of the cells pipeline's kernels on a
-// 2048 x 2048 image (docs/performance.md, issue 7); the global fences make a batch's lanes wait for
+// 2048 x 2048 image (docs/performance.md, batch throughput); the global fences make a batch's lanes wait for
 // each other.
 #include <Kokkos_Core.hpp>
 

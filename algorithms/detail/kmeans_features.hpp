@@ -2,7 +2,7 @@
 // Integer colour features for K-means (see algorithms/kmeans.hpp): identical on every backend
 // because the only non-integer steps (the sRGB curve, the Lab cube root) are tables computed once
 // on the host.
-#include "algorithms/convert.hpp"
+#include "gigaseg/algorithms/convert.hpp"
 
 #include <Kokkos_Core.hpp>
 

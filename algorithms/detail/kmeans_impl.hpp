@@ -5,12 +5,16 @@
 // instance, which also decides convergence and sets a flag in the backend's memory; every later
 // pass and update reads the flag first and returns at once. The host reads the state back once,
 // after the final pass. (The previous driver copied the sums to the host and the centres back at
-// every iteration: two transfers and a fence per step.)
-#include "algorithms/detail/kmeans_types.hpp"
-#include "algorithms/path.hpp"
-#include "core/error.hpp"
-#include "core/translation_unit.hpp"
-#include "gigaseg_config.hpp"
+// every iteration: two transfers and a fence per step.) The assignment pass dispatches between the
+// portable pass below and a backend's tuned one (instantiated by backends/instantiate/kmeans.cpp,
+// which also sees the backends' specialisations).
+#include "gigaseg/algorithms/detail/dispatch.hpp"
+#include "gigaseg/algorithms/detail/kmeans_draws.hpp"
+#include "gigaseg/algorithms/detail/kmeans_state.hpp"
+#include "gigaseg/algorithms/kmeans.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/translation_unit.hpp"
+#include "gigaseg/gigaseg_config.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -22,28 +26,16 @@
 #include <vector>
 
 #if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-#include "backends/cuda/kmeans_cuda.hpp"
-#include "backends/cuda/stream_scratch.hpp"
+#include "gigaseg/core/cuda/stream_scratch.hpp"
 #endif
 
 namespace gigaseg {
 namespace detail {
 
-// The tuned pass: on host spaces a per-thread array reduction without atomics (KMeansHostPass), on
-// CUDA the warp-aggregated kernel of backends/cuda/kmeans_cuda.cpp. The portable pass (team scratch
-// sums) runs everywhere, so tests cover it on the host backends too.
-template <class ExecSpace>
-struct TunedKMeans
-    : std::integral_constant<bool, Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible> {};
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-template <>
-struct TunedKMeans<Kokkos::Cuda> : std::true_type {};
-#endif
-
 // Pixels one thread takes in a row before it moves on: its members are summed locally while the
 // label stays the same, so a spatially coherent image (a stain scan) sends about one atomic per
-// run instead of five per pixel to the team's scratch sums (seed 000 section 6.1's trap, one level
-// down).
+// run instead of five per pixel to the team's scratch sums (atomics serialising on a few counters,
+// one level down).
 constexpr int kmeans_run_pixels = 8;
 
 // One pass on a GPU-like space: team scratch sums, one global merge per team.
@@ -120,74 +112,14 @@ void kmeans_pass_portable(ExecSpace const& space, KMeansPassArgs<typename ExecSp
       });
 }
 
-// One pass on a host space: each thread accumulates privately (a Kokkos array reduction), no
-// atomics; Kokkos sums the threads' arrays at the end and writes them over the state's sums.
-template <class MemorySpace>
-struct KMeansHostPass {
-  using value_type = std::uint64_t[];
-  using size_type = std::size_t;
-  KMeansPassArgs<MemorySpace> args;
-  size_type value_count;
-
-  void operator()(index_t y, value_type sums) const {
-    KMeansState const layout{args.k};
-    if (args.state[layout.converged()] != 0 && !args.final_pass) return;
-    Rgb8 const* row = args.image.row(y);
-    std::uint8_t* out = args.labels.row(y);
-    int const* rank = args.centres + 3 * args.k;
-    std::uint64_t const* norms = args.state + layout.norms();
-    for (index_t x = 0; x < args.image.width(); ++x) {
-      int f[3];
-      args.features(row[x], f);
-      long long distance;
-      int const c = nearest(f, args.centres, norms, args.k, distance);
-      if (args.final_pass) {
-        out[x] = std::uint8_t(rank[c]);
-        sums[4 * args.k] += std::uint64_t(distance);
-      } else {
-        for (int i = 0; i < 3; ++i) sums[4 * c + i] += std::uint64_t(f[i]);
-        sums[4 * c + 3] += 1;
-      }
-    }
-  }
-  void init(value_type sums) const {
-    for (size_type i = 0; i < value_count; ++i) sums[i] = 0;
-  }
-  void join(value_type dst, value_type const src) const {
-    for (size_type i = 0; i < value_count; ++i) dst[i] += src[i];
-  }
-#if KOKKOS_VERSION < 40000
-  // Kokkos 3 reduces through volatile references on some backends.
-  void join(volatile std::uint64_t* dst, volatile std::uint64_t const* src) const {
-    for (size_type i = 0; i < value_count; ++i) dst[i] += src[i];
-  }
-#endif
-};
-
+// One assignment pass: the backend's tuned pass (backends/openmp/kmeans_openmp.cpp: per-thread
+// sums reduced into `sums_on_host`, the state's sums in host memory; backends/cuda/kmeans_cuda.cpp:
+// the warp-aggregated kernel) or the portable one. `sums_on_host` is null where the state is not
+// host memory.
 template <class ExecSpace>
 void kmeans_pass(ExecSpace const& space, KMeansPassArgs<typename ExecSpace::memory_space> const& args,
                  std::uint64_t* sums_on_host, Path path) {
-  using Memory = typename ExecSpace::memory_space;
-  if (path == Path::tuned) {
-    if constexpr (Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible) {
-      KMeansState const layout{args.k};
-      Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> sums(sums_on_host,
-                                                                                   std::size_t(layout.accumulated()));
-      KMeansHostPass<Memory> pass{args, sums.extent(0)};
-      Kokkos::parallel_reduce("gigaseg::kmeans::pass[Host]",
-                              Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, args.image.height()),
-                              pass, sums);
-      return;
-    }
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-    if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
-      tuned::kmeans_pass(space, args);
-      return;
-    }
-#endif
-  }
-  (void)sums_on_host;
-  kmeans_pass_portable(space, args);
+  dispatch<KMeansAlgorithm>(space, path, [&] { kmeans_pass_portable(space, args); }, args, sums_on_host);
 }
 
 // The update step, one team on the instance: new centres from the sums (an empty cluster keeps its
@@ -247,38 +179,6 @@ void kmeans_rank(ExecSpace const& space, Centres const& centres, int k, bool rgb
         }
         centres(3 * k + c) = position;
       });
-}
-
-// The run's random numbers: a counter-based generator (SplitMix64's finaliser over the seed, a
-// stream and a counter), so that any backend draws number i of stream s without a sequence to
-// share, and the host reference of the tests draws the same ones.
-//   stream 0: the sampled pixel indices; stream 1: k-means++'s first centre; stream 2: the
-//   candidates (centre c, trial t: counter c * trials + t).
-KOKKOS_INLINE_FUNCTION std::uint64_t kmeans_random(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter) {
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (2 * counter + 1) + 0xd1b54a32d192ed03ULL * stream;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// Attempt a of a run seeded `seed` starts from this seed (attempt 0 from the seed itself).
-KOKKOS_INLINE_FUNCTION std::uint64_t kmeans_attempt_seed(std::uint64_t seed, int a) {
-  return a == 0 ? seed : kmeans_random(seed, 3, std::uint64_t(a));
-}
-
-// k-means++ candidates per centre: 2 + ln K (scikit-learn's rule), as an integer for every backend.
-KOKKOS_INLINE_FUNCTION int kmeans_trials(int k) {
-  int trials = 2;
-  for (double e = 2.718281828459045; e <= double(k); e *= 2.718281828459045) ++trials;
-  return trials;
-}
-constexpr int kmeans_max_trials = 7;  // kmeans_trials(max_clusters) = 6
-constexpr int kmeans_scratch_samples = 4096;  // k-means++ keeps samples up to this many in fast memory
-
-// D^2 sampling's draw: the first sample whose inclusive running sum of distances passes
-// floor(u * total), u uniform in [0, 1) from the top 53 bits (exact in a double on every backend).
-KOKKOS_INLINE_FUNCTION long long kmeans_target(std::uint64_t draw, long long total) {
-  return (long long)(double(draw >> 11) * (1.0 / 9007199254740992.0) * double(total));
 }
 
 // The seeded sample's features (structure of arrays, 3n ints): pixel i of the sample is
@@ -421,7 +321,7 @@ void kmeans_initialise(ExecSpace const& space, int const* features, int* nearest
 
 template <class ExecSpace>
 Path kmeans_path(Path requested) {
-  return resolve_path(requested, detail::TunedKMeans<ExecSpace>::value, "kmeans");
+  return resolved_path<KMeansAlgorithm, ExecSpace>(requested);
 }
 
 template <class ExecSpace>

@@ -1,10 +1,12 @@
 #pragma once
 // Implementation of algorithms/label.hpp: the portable path, the canonical numbering shared by
-// every union-find path, and the dispatch to the tuned backends.
-#include "algorithms/detail/label_portable.hpp"
-#include "core/error.hpp"
-#include "core/translation_unit.hpp"
-#include "gigaseg_config.hpp"
+// every union-find path, and the dispatch to the tuned backends (instantiated by
+// backends/instantiate/label.cpp, which also sees the backends' specialisations).
+#include "gigaseg/algorithms/detail/dispatch.hpp"
+#include "gigaseg/algorithms/detail/label_portable.hpp"
+#include "gigaseg/algorithms/label.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -13,31 +15,8 @@
 #include <string>
 #include <type_traits>
 
-#ifdef KOKKOS_ENABLE_OPENMP
-#include "backends/openmp/label_openmp.hpp"
-#endif
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-#include "backends/cuda/label_cuda.hpp"
-#endif
-
 namespace gigaseg {
 namespace detail {
-
-template <class ExecSpace>
-struct TunedLabel : std::false_type {};
-#ifdef KOKKOS_ENABLE_OPENMP
-template <>
-struct TunedLabel<Kokkos::OpenMP> : std::true_type {};
-#endif
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-template <>
-struct TunedLabel<Kokkos::Cuda> : std::true_type {};
-#endif
-
-inline void check_label_count(index_t components) {
-  GIGASEG_REQUIRE(components <= index_t(std::numeric_limits<Label>::max()), ErrorKind::input, "label",
-                  std::to_string(components) + " components do not fit 32-bit labels");
-}
 
 // Canonical numbering of a compressed parents array (every foreground entry points at its root,
 // the smallest index of its component): roots are numbered 1..N in index order by a scan, each
@@ -125,7 +104,7 @@ inline bool needs_wide_indices(index_t pixels, LabelParams const& params) {
 
 template <class ExecSpace>
 Path label_path(Path requested) {
-  return resolve_path(requested, detail::TunedLabel<ExecSpace>::value, "label");
+  return resolved_path<LabelAlgorithm, ExecSpace>(requested);
 }
 
 template <class ExecSpace, class T>
@@ -138,19 +117,20 @@ index_t label(ExecSpace const& space, ImageView<T const, typename ExecSpace::mem
                   "must be 4 or 8, not " + std::to_string(params.connectivity));
   GIGASEG_REQUIRE(image.width() == labels.width() && image.height() == labels.height(), ErrorKind::input, "label",
                   "labels and image sizes differ");
-  Path const path = label_path<ExecSpace>(params.path);
-  if (image.empty()) return 0;
+  if (image.empty()) {
+    (void)label_path<ExecSpace>(params.path);  // still validates a forced path
+    return 0;
+  }
   bool const wide = detail::needs_wide_indices(image.pixel_count(), params);
   index_t components = 0;
-  if (path == Path::tuned) {
-    if constexpr (detail::TunedLabel<ExecSpace>::value) {
-      // The tuned paths return false when a precondition fails; the portable path then runs.
-      if (tuned::label(space, image, labels, params, wide, components)) return components;
-    }
-  }
-  components = wide ? detail::label_portable<unsigned long long>(space, image, labels, params)
-                    : detail::label_portable<std::uint32_t>(space, image, labels, params);
-  space.fence();
+  detail::dispatch<LabelAlgorithm>(
+      space, params.path,
+      [&] {
+        components = wide ? detail::label_portable<unsigned long long>(space, image, labels, params)
+                          : detail::label_portable<std::uint32_t>(space, image, labels, params);
+        space.fence();
+      },
+      image, labels, params, wide, components);
   return components;
 }
 

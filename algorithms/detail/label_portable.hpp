@@ -12,13 +12,23 @@
 // returns either the old or the new value, both of which are ancestors of the node with a
 // smaller index (values only ever decrease towards a node's root), so a find that sees a stale
 // value still ends at a valid root, and merge() retries until the atomic min confirms the link.
-#include "core/image.hpp"
+#include "gigaseg/algorithms/label_types.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <limits>
+#include <string>
 
 namespace gigaseg::detail {
+
+// Labels are 32-bit: more components than that is an input error naming the operation.
+inline void check_label_count(index_t components) {
+  GIGASEG_REQUIRE(components <= index_t(std::numeric_limits<Label>::max()), ErrorKind::input, "label",
+                  std::to_string(components) + " components do not fit 32-bit labels");
+}
 
 // Background pixels hold this; it is above any valid index.
 template <class Index>

@@ -1,5 +1,6 @@
 #pragma once
-// Portable implementation and dispatch of algorithms/morphology.hpp.
+// The portable implementation of algorithms/morphology.hpp (dispatched by
+// algorithms/detail/morphology_impl.hpp).
 //
 //  - Any element: one tiled pass (detail/stencil.hpp) over the element's row spans, the border
 //    filled with the neutral value (255 for erosion, 0 for dilation), which is OpenCV's default.
@@ -13,13 +14,13 @@
 //  - Tuned on OpenMP (backends/openmp/filters_openmp.cpp): every element as vectorised row loops
 //    over a ring of padded rows per thread; rectangles separably (across rows by van Herk from 5),
 //    up to 255 (wider: the portable van Herk passes).
-#include "algorithms/convert.hpp"
-#include "algorithms/detail/host_arrays.hpp"
-#include "algorithms/detail/pixelwise.hpp"
-#include "algorithms/detail/stencil.hpp"
-#include "core/error.hpp"
-#include "core/translation_unit.hpp"
-#include "gigaseg_config.hpp"
+#include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/detail/host_arrays.hpp"
+#include "gigaseg/algorithms/detail/pixelwise.hpp"
+#include "gigaseg/algorithms/detail/stencil.hpp"
+#include "gigaseg/algorithms/morphology_types.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -27,25 +28,7 @@
 #include <string>
 #include <vector>
 
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-#include "backends/cuda/filters_cuda.hpp"
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-#include "backends/openmp/filters_openmp.hpp"
-#endif
-
 namespace gigaseg::detail {
-
-template <class ExecSpace>
-struct TunedMorphology : std::false_type {};
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-template <>
-struct TunedMorphology<Kokkos::Cuda> : std::true_type {};
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-template <>
-struct TunedMorphology<Kokkos::OpenMP> : std::true_type {};
-#endif
 
 KOKKOS_FORCEINLINE_FUNCTION int min_or_max(int a, int b, bool minimum) { return minimum ? (b < a ? b : a) : (b > a ? b : a); }
 
@@ -212,27 +195,14 @@ constexpr int van_herk_from() {
   return runs_on_host<ExecSpace>() ? 41 : 9;
 }
 
-// Erosion or dilation with the whole element.
+// Erosion or dilation with the whole element, portably: rectangles separably (van Herk from
+// van_herk_from() on), other elements in one tiled pass over their row spans.
 template <class ExecSpace>
-void erode_or_dilate(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
-                     ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, StructuringShape shape,
-                     int size, bool minimum, Path path) {
+void erode_or_dilate_portable(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
+                              ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, StructuringShape shape,
+                              int size, bool minimum) {
   using Memory = typename ExecSpace::memory_space;
-#ifdef KOKKOS_ENABLE_OPENMP
-  if constexpr (std::is_same<ExecSpace, Kokkos::OpenMP>::value) {
-    if (path == Path::tuned) {
-      StructuringElement const element = structuring_element(shape, size);
-      if (tuned::min_max(space, in, out, element.first, element.last, minimum)) return;
-    }
-  }
-#endif
   if (shape == StructuringShape::rect && size > 1) {
-#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
-    if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
-      if (path == Path::tuned && tuned::rect_min_max_u8(space, in, out, size, minimum)) return;
-    }
-#endif
-    (void)path;
     ImageView<std::uint8_t, Memory> rows_done("gigaseg::morphology::rows", in.width(), in.height());
     if (size >= van_herk_from<ExecSpace>()) {
       van_herk_rows(space, in, rows_done, size, minimum);
@@ -251,46 +221,3 @@ void erode_or_dilate(ExecSpace const& space, ImageView<std::uint8_t const, typen
 }
 
 }  // namespace gigaseg::detail
-
-namespace gigaseg {
-
-template <class ExecSpace>
-Path morphology_path(MorphParams const& params) {
-  return resolve_path(params.path, detail::TunedMorphology<ExecSpace>::value, "morphology");
-}
-
-template <class ExecSpace, class Unit>
-void morphology(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
-                ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, MorphParams const& params) {
-  using Memory = typename ExecSpace::memory_space;
-  using Const = ImageView<std::uint8_t const, Memory>;
-  detail::require_same_size("morphology", in.width(), in.height(), out.width(), out.height());
-  (void)structuring_element(params.shape, params.size);  // validates the size
-  Path const path = morphology_path<ExecSpace>(params);
-  if (in.empty()) return;
-  auto step = [&](Const const& from, ImageView<std::uint8_t, Memory> const& to, bool minimum) {
-    detail::erode_or_dilate(space, from, to, params.shape, params.size, minimum, path);
-  };
-  switch (params.op) {
-    case MorphOp::erode: step(in, out, true); return;
-    case MorphOp::dilate: step(in, out, false); return;
-    case MorphOp::open:
-    case MorphOp::close: {
-      ImageView<std::uint8_t, Memory> first("gigaseg::morphology::first", in.width(), in.height());
-      bool const open = params.op == MorphOp::open;
-      step(in, first, open);
-      step(Const(first), out, !open);
-      return;
-    }
-    case MorphOp::gradient: {
-      ImageView<std::uint8_t, Memory> eroded("gigaseg::morphology::eroded", in.width(), in.height());
-      step(in, eroded, true);
-      step(in, out, false);
-      detail::for_each_row_pixel(space, "gigaseg::morphology::gradient", in.height(), in.width(),
-                                 KOKKOS_LAMBDA(index_t y, index_t x) { out(y, x) = std::uint8_t(out(y, x) - eroded(y, x)); });
-      return;
-    }
-  }
-}
-
-}  // namespace gigaseg

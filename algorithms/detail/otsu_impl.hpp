@@ -1,7 +1,11 @@
 #pragma once
-#include "algorithms/detail/host_arrays.hpp"
-#include "algorithms/otsu.hpp"
-#include "core/translation_unit.hpp"
+// Implementation of algorithms/otsu.hpp (instantiated by backends/instantiate/otsu.cpp): the
+// histogram comes from the library's histogram(), the threshold from otsu_bin() on the host.
+#include "gigaseg/algorithms/detail/dispatch.hpp"
+#include "gigaseg/algorithms/detail/host_arrays.hpp"
+#include "gigaseg/algorithms/otsu.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -10,19 +14,12 @@
 #include <vector>
 
 namespace gigaseg {
+namespace detail {
 
-template <class ExecSpace>
-int otsu_threshold(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& image,
-                   HistogramParams const& params) {
-  Counts<typename ExecSpace::memory_space> counts("gigaseg::otsu::counts", 256);
-  histogram(space, image, counts, params);
-  auto const host = detail::to_host_array(space, counts);
-  return otsu_bin(host.data(), 256);
-}
-
-template <class ExecSpace, class T, class Unit>
-Kokkos::pair<double, double> value_range(ExecSpace const& space,
-                                         ImageView<T const, typename ExecSpace::memory_space> const& image) {
+// Smallest and largest pixel (NaN ignored); fences `space`.
+template <class ExecSpace, class T, class Unit = detail::unit_for<ExecSpace>>
+Kokkos::pair<double, double> value_range_portable(ExecSpace const& space,
+                                                  ImageView<T const, typename ExecSpace::memory_space> const& image) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   if (image.empty()) return {lo, hi};
@@ -52,18 +49,49 @@ Kokkos::pair<double, double> value_range(ExecSpace const& space,
   return {result.min_val, result.max_val};
 }
 
+}  // namespace detail
+
+template <class ExecSpace>
+int otsu_threshold(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& image,
+                   HistogramParams const& params) {
+  int threshold = 0;
+  detail::dispatch<OtsuAlgorithm>(space, Path::automatic, [&] {
+    Counts<typename ExecSpace::memory_space> counts("gigaseg::otsu::counts", 256);
+    histogram(space, image, counts, params);
+    auto const host = detail::to_host_array(space, counts);
+    threshold = otsu_bin(host.data(), 256);
+  });
+  return threshold;
+}
+
+template <class ExecSpace, class T>
+Kokkos::pair<double, double> value_range(ExecSpace const& space,
+                                         ImageView<T const, typename ExecSpace::memory_space> const& image) {
+  Kokkos::pair<double, double> range;
+  detail::dispatch<ValueRangeAlgorithm>(space, Path::automatic,
+                                        [&] { range = detail::value_range_portable(space, image); });
+  return range;
+}
+
 template <class ExecSpace, class T>
 double otsu_threshold(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& image,
                       int bins, HistogramParams const& params) {
   GIGASEG_REQUIRE(bins >= 2, ErrorKind::usage, "--bins", "Otsu needs at least 2 bins");
-  auto const range = value_range(space, image);
-  GIGASEG_REQUIRE(range.first <= range.second, ErrorKind::input, "otsu", "image has no valid (non-NaN) pixel");
-  if (range.first == range.second) return range.first;
-  Counts<typename ExecSpace::memory_space> counts("gigaseg::otsu::counts", std::size_t(bins));
-  histogram(space, image, counts, BinRange{bins, range.first, range.second}, params);
-  auto const host = detail::to_host_array(space, counts);
-  int const last_background = otsu_bin(host.data(), bins);
-  return range.first + (last_background + 1) * (range.second - range.first) / bins;
+  double threshold = 0;
+  detail::dispatch<OtsuAlgorithm>(space, Path::automatic, [&] {
+    auto const range = detail::value_range_portable(space, image);
+    GIGASEG_REQUIRE(range.first <= range.second, ErrorKind::input, "otsu", "image has no valid (non-NaN) pixel");
+    if (range.first == range.second) {
+      threshold = range.first;
+      return;
+    }
+    Counts<typename ExecSpace::memory_space> counts("gigaseg::otsu::counts", std::size_t(bins));
+    histogram(space, image, counts, BinRange{bins, range.first, range.second}, params);
+    auto const host = detail::to_host_array(space, counts);
+    int const last_background = otsu_bin(host.data(), bins);
+    threshold = range.first + (last_background + 1) * (range.second - range.first) / bins;
+  });
+  return threshold;
 }
 
 }  // namespace gigaseg

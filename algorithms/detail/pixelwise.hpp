@@ -2,8 +2,8 @@
 // The loop shape for pixel-independent work: one team per row, the team's threads across the row
 // (coalesced on CUDA; on host backends a team is one thread running along the row, which the
 // compiler can vectorise). Rows are independent, so any pitch or roi works.
-#include "core/image.hpp"
-#include "core/translation_unit.hpp"
+#include "gigaseg/core/image.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 

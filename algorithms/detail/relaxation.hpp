@@ -14,9 +14,9 @@
 // threads updating the tile's pixels in parallel rounds from one scratch copy into another (no
 // thread reads a value another writes in the same round). Host: one thread a 64 x 256 tile,
 // sweeping it forward and backward in place (Gauss-Seidel).
-#include "algorithms/detail/stencil.hpp"
-#include "core/image.hpp"
-#include "core/translation_unit.hpp"
+#include "gigaseg/algorithms/detail/stencil.hpp"
+#include "gigaseg/core/image.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Neighbourhood work tiled through on-chip memory (seed 001's Sobel pattern, seed 000 section 6.3).
+// Neighbourhood work tiled through on-chip memory (the shared-memory tile with its halo).
 //
 // tiled_stencil(): a team per output tile loads the tile and its halo into team scratch (shared
 // memory on CUDA) once, converting each input value to the scratch type S, then computes every
@@ -12,9 +12,9 @@
 // relative to the tile's origin for -ry <= dy <= ry, -rx <= dx <= rx. On GPUs each thread takes one
 // pixel at a time (lx1 = lx0 + 1); on host backends a team is one thread and takes a whole tile row,
 // so the body's loop over lx is a plain loop the compiler vectorises.
-#include "core/error.hpp"
-#include "core/image.hpp"
-#include "core/translation_unit.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/image.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 

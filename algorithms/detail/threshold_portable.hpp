@@ -1,9 +1,9 @@
 #pragma once
-// Portable Kokkos implementations of algorithms/threshold.hpp.
-#include "algorithms/convert.hpp"
-#include "algorithms/detail/pixelwise.hpp"
-#include "algorithms/threshold.hpp"
-#include "core/translation_unit.hpp"
+// Portable Kokkos implementations of algorithms/threshold.hpp (argument checks and dispatch:
+// algorithms/detail/threshold_impl.hpp).
+#include "gigaseg/algorithms/detail/pixelwise.hpp"
+#include "gigaseg/algorithms/threshold.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -90,12 +90,9 @@ struct BoxMean {
   KOKKOS_INLINE_FUNCTION int operator()(std::uint32_t sum) const { return int((2 * sum + window) / (2 * window)); }
 };
 
-}  // namespace detail
-
-template <class ExecSpace, class T, class Unit>
-void threshold(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
-               ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, double level) {
-  detail::require_same_size("threshold", in.width(), in.height(), out.width(), out.height());
+template <class ExecSpace, class T, class Unit = detail::unit_for<ExecSpace>>
+void threshold_portable(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
+                        ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, double level) {
   if constexpr (std::is_same<T, std::uint8_t>::value) {
     detail::threshold_u8(space, in, out, level);
   } else {
@@ -104,14 +101,12 @@ void threshold(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
   }
 }
 
-template <class ExecSpace, class Unit>
-void threshold_local_mean(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
-                          ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out,
-                          LocalMeanParams const& params) {
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
+void threshold_local_mean_portable(ExecSpace const& space,
+                                   ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
+                                   ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out,
+                                   LocalMeanParams const& params) {
   using Memory = typename ExecSpace::memory_space;
-  detail::require_same_size("threshold", in.width(), in.height(), out.width(), out.height());
-  GIGASEG_REQUIRE(params.block >= 3 && params.block % 2 == 1, ErrorKind::usage, "--method mean",
-                  "block size must be odd and at least 3, got " + std::to_string(params.block));
   if (in.empty()) return;
   index_t const width = in.width(), height = in.height();
   int const radius = params.block / 2;
@@ -137,4 +132,5 @@ void threshold_local_mean(ExecSpace const& space, ImageView<std::uint8_t const, 
                              });
 }
 
+}  // namespace detail
 }  // namespace gigaseg

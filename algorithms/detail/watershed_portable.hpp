@@ -14,13 +14,13 @@
 // Against the serial flood: the first neighbour to leave the flood's queue is the one of lowest
 // level, so where relief values are distinct (equal levels then mean the same basin) the labels
 // are the flood's exactly; on plateaus R, D and E stand for the flood's first-in-first-out order.
-#include "algorithms/convert.hpp"
-#include "algorithms/detail/label_types.hpp"
-#include "algorithms/detail/pixelwise.hpp"
-#include "algorithms/detail/relaxation.hpp"
-#include "algorithms/detail/stencil.hpp"
-#include "core/scratch.hpp"
-#include "core/translation_unit.hpp"
+#include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/label_types.hpp"
+#include "gigaseg/algorithms/detail/pixelwise.hpp"
+#include "gigaseg/algorithms/detail/relaxation.hpp"
+#include "gigaseg/algorithms/detail/stencil.hpp"
+#include "gigaseg/core/scratch.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -28,21 +28,7 @@
 #include <cstring>
 #include <type_traits>
 
-#ifdef KOKKOS_ENABLE_OPENMP
-#include "backends/openmp/watershed_openmp.hpp"
-#endif
-
 namespace gigaseg::detail {
-
-// The tuned path on OpenMP: the serial flood itself, per connected component of the mask on the
-// threads (backends/openmp/watershed_openmp.cpp). Serial keeps the portable path, so that both
-// run in the tests.
-template <class ExecSpace>
-struct TunedWatershed : std::false_type {};
-#ifdef KOKKOS_ENABLE_OPENMP
-template <>
-struct TunedWatershed<Kokkos::OpenMP> : std::true_type {};
-#endif
 
 // An unsigned 32-bit key with the order of the relief values.
 template <class T>
@@ -179,34 +165,3 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
 }
 
 }  // namespace gigaseg::detail
-
-namespace gigaseg {
-
-template <class ExecSpace, class T>
-void watershed(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& relief,
-               ImageView<Label const, typename ExecSpace::memory_space> const& markers,
-               ImageView<Label, typename ExecSpace::memory_space> const& out, WatershedParams const& params,
-               ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask) {
-  static_assert(std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value || std::is_same<T, float>::value,
-                "watershed takes 8-bit, 16-bit or float reliefs");
-  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "--connectivity",
-                  "connectivity must be 4 or 8, got " + std::to_string(params.connectivity));
-  detail::require_same_size("watershed", relief.width(), relief.height(), markers.width(), markers.height());
-  detail::require_same_size("watershed", relief.width(), relief.height(), out.width(), out.height());
-  if (!mask.empty()) detail::require_same_size("watershed", relief.width(), relief.height(), mask.width(), mask.height());
-  Path const path = resolve_path(params.path, detail::TunedWatershed<ExecSpace>::value, "watershed");
-  if (relief.empty()) return;
-  if constexpr (detail::TunedWatershed<ExecSpace>::value) {
-    if (path == Path::tuned) {
-      space.fence();
-      // Components of the mask on the threads (8/16-bit reliefs with a mask), else one flood.
-      if (tuned::watershed(space, relief, markers, out, params, mask)) return;
-      watershed_flood(ImageView<T const, Kokkos::HostSpace>(relief), ImageView<Label const, Kokkos::HostSpace>(markers),
-                      ImageView<Label, Kokkos::HostSpace>(out), params, ImageView<std::uint8_t const, Kokkos::HostSpace>(mask));
-      return;
-    }
-  }
-  detail::watershed_portable(space, relief, markers, out, params.connectivity, mask);
-}
-
-}  // namespace gigaseg

@@ -1,10 +1,11 @@
 #pragma once
-// The `nuclei` pipeline (seed 000): gray, Otsu threshold, connected components, region statistics,
+// The `nuclei` pipeline: gray, Otsu threshold, connected components, region statistics,
 // with the data on the backend from the first stage to the last; only the statistics table and
-// (if asked for) the labels come back. Which side of T is a nucleus: Foreground (stages.hpp).
-#include "algorithms/label.hpp"
-#include "algorithms/pipelines/stages.hpp"
-#include "algorithms/region_stats.hpp"
+// (if asked for) the labels come back. Which side of T is a nucleus: Foreground (algorithms/pipelines/foreground.hpp).
+#include "gigaseg/algorithms/label_types.hpp"
+#include "gigaseg/algorithms/pipelines/foreground.hpp"
+#include "gigaseg/algorithms/region_stats.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -31,21 +32,8 @@ struct NucleiResult {
 template <class ExecSpace>
 NucleiResult segment_nuclei(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& gray,
                             ImageView<Label, typename ExecSpace::memory_space> const& labels,
-                            NucleiParams const& params = {}) {
-  using Memory = typename ExecSpace::memory_space;
-  NucleiResult result;
-  auto stage = [&](char const* name, auto&& work) { pipeline::timed(space, result.timings_ms, name, work); };
-  ImageView<std::uint8_t, Memory> mask("gigaseg::nuclei::mask", gray.width(), gray.height());
-  pipeline::OtsuSide const side = pipeline::otsu_mask(space, gray, mask, params.foreground, result.timings_ms);
-  result.threshold = side.threshold;
-  result.dark = side.dark;
-  stage("label", [&] {
-    LabelParams label_params;
-    label_params.connectivity = params.connectivity;
-    result.components = label(space, ImageView<std::uint8_t const, Memory>(mask), labels, label_params);
-  });
-  stage("stats", [&] { result.regions = region_stats(space, ImageView<Label const, Memory>(labels), result.components, gray); });
-  return result;
-}
+                            NucleiParams const& params = {});
 
+// Defined in the library (algorithms/pipelines/detail/nuclei_impl.hpp) for every enabled
+// execution space (backends/instantiate/pipelines.cpp).
 }  // namespace gigaseg

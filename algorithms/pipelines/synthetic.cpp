@@ -1,7 +1,7 @@
 // The synthetic tissue generator (pipelines/synthetic.hpp).
-#include "algorithms/pipelines/synthetic.hpp"
+#include "gigaseg/algorithms/pipelines/synthetic.hpp"
 
-#include "core/error.hpp"
+#include "gigaseg/core/error.hpp"
 
 #include <algorithm>
 #include <cmath>

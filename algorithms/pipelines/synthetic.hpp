@@ -2,7 +2,7 @@
 // A synthetic tissue-like image with known cells, for the pipeline tests, the benchmarks and
 // `gigaseg demo`: dark cells of varying size and stain on a bright, unevenly stained background,
 // some cells alone and some in touching pairs, with noise. Deterministic for a seed.
-#include "core/image.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -1,12 +1,12 @@
 #pragma once
 // Runs a command's work on the backend the context chooses for the image, with the image on that
 // backend's memory: f(space) is instantiated once per compiled-in execution space.
-#include "algorithms/convert.hpp"
-#include "algorithms/path.hpp"
+#include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/path.hpp"
 #include "apps/gigaseg/cli.hpp"
-#include "core/error.hpp"
-#include "core/io/image_file.hpp"
-#include "core/transfer.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/transfer.hpp"
 
 #include <Kokkos_Core.hpp>
 

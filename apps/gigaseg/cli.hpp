@@ -1,7 +1,7 @@
 #pragma once
 // Shared pieces of the gigaseg commands: the global options, the per-run state, and output.
-#include "core/context.hpp"
-#include "core/runtime.hpp"
+#include "gigaseg/core/context.hpp"
+#include "gigaseg/core/runtime.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

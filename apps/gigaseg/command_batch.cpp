@@ -1,12 +1,12 @@
 // gigaseg batch --pipeline P --input DIR|LISTFILE --output DIR [--resume]: one pipeline over many
-// images (shared/CLI.md). Each image's labels go to OUTDIR/<name>.tif (name: the input's file name
+// images (docs/cli.md). Each image's labels go to OUTDIR/<name>.tif (name: the input's file name
 // without its extension), written atomically; --stats and --overlay add OUTDIR/<name>.csv and
 // OUTDIR/<name>.overlay.png. An image that fails is reported and skipped, the others continue.
 // --resume skips images whose outputs are all there (atomic writes: present means complete). The
 // summary OUTDIR/summary.csv (file,status,components,seconds) is written at the end; seconds:
 // waiting for the image's decoding plus its segmentation (upload, pipeline, download).
 //
-// Overlap (seeds 001, 002): --readers host threads decode the images ahead, into pinned memory
+// Overlap (streams and batches): --readers host threads decode the images ahead, into pinned memory
 // when the GPU takes them; the images go round --streams lanes (each its own CUDA stream and
 // device images reused from one image to the next): the next image's upload starts on its lane
 // before the current one is segmented on another, and an image's download runs on its lane while
@@ -21,8 +21,8 @@
 // terminal, one plain line per image otherwise; --quiet silences it.
 #include "apps/gigaseg/label_output.hpp"
 #include "apps/gigaseg/pipeline_run.hpp"
-#include "core/error.hpp"
-#include "core/io/atomic_file.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/atomic_file.hpp"
 
 #include <unistd.h>
 
@@ -307,7 +307,7 @@ Command make_batch_command(CLI::App& parent) {
     unsigned const hardware = std::max(1u, std::thread::hardware_concurrency());
     std::size_t const ahead = a.sequential ? 0 : a.readers > 0 ? std::size_t(a.readers) : std::min<std::size_t>(8, std::max(2u, hardware / 2));
     // As many writer threads as readers: on the H200 machine four writers were the limit once the
-    // GPU side took 5 ms an image (docs/performance.md, issue 7).
+    // GPU side took 5 ms an image (docs/performance.md, batch throughput).
     std::size_t const max_writes = a.sequential ? 1 : ahead;
     PinnedStaging staging;
     DecodeQueue queue(files, todo, ahead, session.context, staging);

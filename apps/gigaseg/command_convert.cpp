@@ -1,7 +1,7 @@
 // gigaseg convert IN OUT: re-encodes an image in the format OUT's extension names (an addition to
 // the CLI contract; it exercises the readers and the atomic writers end to end).
 #include "apps/gigaseg/cli.hpp"
-#include "core/io/image_file.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 
 #include <iostream>
 

@@ -1,7 +1,7 @@
 // gigaseg convolve IN KERNEL OUT [--method auto|direct|fft]: 2-D correlation of an 8-bit image
 // (RGB becomes BT.601 gray) with a float kernel read from a text file, BORDER_REPLICATE, float32
 // TIFF output (cv::filter2D with CV_32F).
-#include "algorithms/convolve.hpp"
+#include "gigaseg/algorithms/convolve.hpp"
 #include "apps/gigaseg/filter_command.hpp"
 
 #include <map>

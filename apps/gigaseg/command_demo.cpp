@@ -1,8 +1,8 @@
 // gigaseg demo [--size N] [--out DIR] [--seed S]: a synthetic tissue-like image (no input needed),
 // the `cells` pipeline on it, the time of every stage, and files a person can look at:
 // DIR/tissue.png (the input), DIR/labels.tif (the regions), DIR/overlay.png (boundaries in colour).
-#include "algorithms/pipelines/cells.hpp"
-#include "algorithms/pipelines/synthetic.hpp"
+#include "gigaseg/algorithms/pipelines/cells.hpp"
+#include "gigaseg/algorithms/pipelines/synthetic.hpp"
 #include "apps/gigaseg/backend_dispatch.hpp"
 #include "apps/gigaseg/label_output.hpp"
 

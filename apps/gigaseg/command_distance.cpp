@@ -1,6 +1,6 @@
 // gigaseg edt: exact Euclidean distance from each nonzero pixel to the nearest zero pixel, as a
 // float32 TIFF (scipy.ndimage.distance_transform_edt). RGB input becomes BT.601 gray first.
-#include "algorithms/distance.hpp"
+#include "gigaseg/algorithms/distance.hpp"
 #include "apps/gigaseg/filter_command.hpp"
 
 namespace gigaseg::cli {

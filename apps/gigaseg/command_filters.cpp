@@ -1,7 +1,7 @@
 // gigaseg median | gaussian | sobel: local filters of an 8-bit image (RGB input becomes BT.601
 // gray first), equal to OpenCV's medianBlur, GaussianBlur (BORDER_REFLECT_101) and Sobel 3x3
 // magnitude (float32 TIFF output).
-#include "algorithms/filters.hpp"
+#include "gigaseg/algorithms/filters.hpp"
 #include "apps/gigaseg/filter_command.hpp"
 
 namespace gigaseg::cli {

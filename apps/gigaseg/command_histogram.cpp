@@ -1,6 +1,6 @@
 // gigaseg histogram IN [--bins N --range LO,HI]: CSV `bin,count` on stdout (or --json).
 #include "apps/gigaseg/backend_dispatch.hpp"
-#include "algorithms/histogram.hpp"
+#include "gigaseg/algorithms/histogram.hpp"
 
 #include <iostream>
 

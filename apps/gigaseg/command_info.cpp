@@ -1,6 +1,6 @@
 // gigaseg info: versions, backends, GPUs, host topology and the small-image threshold.
 #include "apps/gigaseg/cli.hpp"
-#include "core/topology.hpp"
+#include "gigaseg/core/topology.hpp"
 
 #include <cstdio>
 #include <iostream>

@@ -1,7 +1,7 @@
 // gigaseg kmeans IN OUT --k K [--iters N] [--seed S] [--space rgb|lab|gray] [--attempts A]: an 8-bit map of
 // cluster indices ordered by ascending centre luminance; the centres are printed.
 #include "apps/gigaseg/backend_dispatch.hpp"
-#include "algorithms/kmeans.hpp"
+#include "gigaseg/algorithms/kmeans.hpp"
 
 #include <cstdio>
 #include <iostream>

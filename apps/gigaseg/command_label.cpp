@@ -1,10 +1,10 @@
 // gigaseg label IN OUT [--connectivity 4|8] [--stats CSV] [--equal-value]: connected components of
-// the nonzero pixels, canonical numbering (shared/CLI.md); prints N.
+// the nonzero pixels, canonical numbering (docs/cli.md); prints N.
 #include "apps/gigaseg/backend_dispatch.hpp"
 #include "apps/gigaseg/label_output.hpp"
-#include "core/io/atomic_file.hpp"
-#include "algorithms/label.hpp"
-#include "algorithms/region_stats.hpp"
+#include "gigaseg/core/io/atomic_file.hpp"
+#include "gigaseg/algorithms/label.hpp"
+#include "gigaseg/algorithms/region_stats.hpp"
 
 #include <iostream>
 

@@ -2,7 +2,7 @@
 // identical to cv::morphologyEx with cv::getStructuringElement(shape, {K, K}) for 8-bit input
 // (an RGB input is converted to gray first, with OpenCV's BT.601 rule).
 #include "apps/gigaseg/filter_command.hpp"
-#include "algorithms/morphology.hpp"
+#include "gigaseg/algorithms/morphology.hpp"
 
 #include <map>
 

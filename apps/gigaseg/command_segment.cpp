@@ -1,11 +1,11 @@
 // gigaseg segment IN OUT --pipeline nuclei|cells|kmeans [--stats CSV] [--overlay PNG]: the
-// end-to-end pipelines (shared/CLI.md). nuclei: gray, Otsu, label, stats. cells: median, Otsu,
+// end-to-end pipelines (docs/cli.md). nuclei: gray, Otsu, label, stats. cells: median, Otsu,
 // opening, EDT, distance-peak markers, watershed, small-region merge, stats. kmeans: colour
 // k-means, the object class's components, stats. The image goes to the backend once; the labels
 // come back once; --json reports every stage's time.
 #include "apps/gigaseg/label_output.hpp"
 #include "apps/gigaseg/pipeline_run.hpp"
-#include "core/io/atomic_file.hpp"
+#include "gigaseg/core/io/atomic_file.hpp"
 
 #include <iostream>
 #include <memory>

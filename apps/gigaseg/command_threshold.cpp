@@ -1,7 +1,7 @@
 // gigaseg threshold IN OUT --method otsu|value=T|mean=B,C: an 8-bit mask (255 = pixel > T).
 #include "apps/gigaseg/backend_dispatch.hpp"
-#include "algorithms/otsu.hpp"
-#include "algorithms/threshold.hpp"
+#include "gigaseg/algorithms/otsu.hpp"
+#include "gigaseg/algorithms/threshold.hpp"
 
 #include <cstdlib>
 #include <iostream>

@@ -2,7 +2,7 @@
 // by flooding, skimage.segmentation.watershed(relief, markers, connectivity, mask) semantics
 // (algorithms/watershed.hpp), deterministic on every backend. RELIEF: 8/16-bit or float;
 // MARKERS: a label image (8/16/32-bit, 0 = unlabelled); MASK: nonzero = inside.
-#include "algorithms/watershed.hpp"
+#include "gigaseg/algorithms/watershed.hpp"
 #include "apps/gigaseg/backend_dispatch.hpp"
 #include "apps/gigaseg/label_output.hpp"
 

@@ -1,7 +1,7 @@
 #include "apps/gigaseg/label_output.hpp"
 
-#include "core/error.hpp"
-#include "core/io/atomic_file.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/atomic_file.hpp"
 
 #include <cstdio>
 #include <limits>

@@ -1,8 +1,8 @@
 #pragma once
 // Outputs shared by the commands that produce labels (label, segment): the label image in the
 // format the extension asks for, the statistics CSV, and the boundary overlay.
-#include "algorithms/region_stats.hpp"
-#include "core/io/image_file.hpp"
+#include "gigaseg/algorithms/region_stats.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 
 #include <string>
 #include <vector>
@@ -16,7 +16,7 @@ void check_label_output(std::string const& path);
 // 32-bit TIFF, or 16-bit PNG/PGM when the labels fit in 16 bits (else an input error saying so).
 void write_label_image(std::string const& path, HostImage<Label> const& labels, index_t components);
 
-// label,area,x0,y0,x1,y1,cx,cy,perimeter,mean_intensity (shared/CLI.md), one row a component.
+// label,area,x0,y0,x1,y1,cx,cy,perimeter,mean_intensity (docs/cli.md), one row a component.
 void write_stats_csv(std::string const& path, std::vector<RegionStats> const& regions);
 
 // The input as RGB with every boundary pixel (a labelled pixel with a 4-neighbour of another label)

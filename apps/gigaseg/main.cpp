@@ -1,9 +1,9 @@
 // gigaseg: the command-line tool. Parses the global options and the command (CLI11), sets up
 // Kokkos and the execution context, runs the command, and maps every failure to one line on stderr
-// and the exit codes of shared/CLI.md: 0 ok, 1 other, 2 usage, 3 input, 4 resource.
+// and the exit codes of docs/cli.md: 0 ok, 1 other, 2 usage, 3 input, 4 resource.
 #include "apps/gigaseg/cli.hpp"
-#include "core/error.hpp"
-#include "gigaseg_config.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/gigaseg_config.hpp"
 
 #include <iostream>
 #include <new>

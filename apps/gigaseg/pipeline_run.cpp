@@ -1,8 +1,8 @@
 #include "apps/gigaseg/pipeline_run.hpp"
 
-#include "algorithms/pipelines/cells.hpp"
-#include "algorithms/pipelines/kmeans_segment.hpp"
-#include "algorithms/pipelines/nuclei.hpp"
+#include "gigaseg/algorithms/pipelines/cells.hpp"
+#include "gigaseg/algorithms/pipelines/kmeans_segment.hpp"
+#include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "apps/gigaseg/backend_dispatch.hpp"
 
 #include <chrono>
@@ -11,8 +11,8 @@
 #include <type_traits>
 
 #ifdef KOKKOS_ENABLE_CUDA
-#include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/stream_instance.hpp"
+#include "gigaseg/core/cuda/cuda_check.hpp"
+#include "gigaseg/core/cuda/stream_instance.hpp"
 
 #include <cuda_runtime_api.h>
 #endif

@@ -1,9 +1,9 @@
 #pragma once
 // The segmentation pipelines as the `segment` and `batch` commands run them: their options, and
 // one image through the backend the context picks (upload, pipeline, download of the labels).
-#include "algorithms/region_stats.hpp"
+#include "gigaseg/algorithms/region_stats.hpp"
 #include "apps/gigaseg/cli.hpp"
-#include "core/io/image_file.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 
 #include <cstdint>
 #include <map>

@@ -15,11 +15,11 @@
 // two adds and two compares per offset. Rows where some pixel would search past those 512 columns
 // (images with huge empty areas) are redone by the portable envelope pass, so the result is exact
 // for every image.
-#include "backends/cuda/distance_cuda.hpp"
+#include "gigaseg/backends/cuda/distance_cuda.hpp"
 
-#include "algorithms/distance.hpp"
-#include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/stream_scratch.hpp"
+#include "gigaseg/algorithms/detail/distance_portable.hpp"
+#include "gigaseg/core/cuda/cuda_check.hpp"
+#include "gigaseg/core/cuda/stream_scratch.hpp"
 
 #include <cuda_runtime.h>
 
@@ -196,7 +196,7 @@ bool distance_transform(Kokkos::Cuda const& space, ImageView<std::uint8_t const,
   long long const width = in.width(), height = in.height();
   cudaStream_t const stream = space.cuda_stream();
   long long const segments = (height + segment_rows - 1) / segment_rows;
-  // Work memory from the stream-ordered pool (backends/cuda/stream_scratch.hpp): no cudaMalloc,
+  // Work memory from the stream-ordered pool (core/cuda/stream_scratch.hpp): no cudaMalloc,
   // cudaFree and device synchronisation per call. Rows pitched to 128 bytes.
   long long const rows_pitch = (width + 31) / 32 * 32;
   cuda::StreamScratch segment_memory(space, std::size_t(2 * segments * width) * sizeof(int));

@@ -1,12 +1,14 @@
-// cuFFT transforms for algorithms/detail/convolve_impl.hpp, enqueued on the instance's stream.
-#include "algorithms/convolve.hpp"
-#include "backends/cuda/cuda_check.hpp"
+// cuFFT transforms for convolve()'s FFT method, enqueued on the instance's stream.
+#include "gigaseg/backends/cuda/fft_cuda.hpp"
+
+#include "gigaseg/core/cuda/cuda_check.hpp"
+#include "gigaseg/core/error.hpp"
 
 #include <cufft.h>
 
 #include <string>
 
-namespace gigaseg::detail {
+namespace gigaseg::tuned {
 namespace {
 
 void check(cufftResult result, char const* what) {
@@ -28,12 +30,13 @@ void run(Kokkos::Cuda const& space, long ny, long nx, cufftType type, Exec&& exe
 
 }  // namespace
 
-void fft_forward(Kokkos::Cuda const& space, float* real, FftComplex* spectrum, long ny, long nx) {
-  run(space, ny, nx, CUFFT_R2C, [&](cufftHandle plan) { return cufftExecR2C(plan, real, reinterpret_cast<cufftComplex*>(spectrum)); });
+bool fft(Kokkos::Cuda const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny, long nx) {
+  auto* const complex = reinterpret_cast<cufftComplex*>(spectrum);
+  if (direction == FftDirection::forward)
+    run(space, ny, nx, CUFFT_R2C, [&](cufftHandle plan) { return cufftExecR2C(plan, real, complex); });
+  else
+    run(space, ny, nx, CUFFT_C2R, [&](cufftHandle plan) { return cufftExecC2R(plan, complex, real); });
+  return true;
 }
 
-void fft_inverse(Kokkos::Cuda const& space, FftComplex* spectrum, float* real, long ny, long nx) {
-  run(space, ny, nx, CUFFT_C2R, [&](cufftHandle plan) { return cufftExecC2R(plan, reinterpret_cast<cufftComplex*>(spectrum), real); });
-}
-
-}  // namespace gigaseg::detail
+}  // namespace gigaseg::tuned

@@ -1,11 +1,11 @@
 // Tuned CUDA kernels for 8-bit neighbourhood filters: medians, Sobel magnitude and rectangle
 // morphology. The kernels are in filters_kernels.cuh; this file checks preconditions and launches.
-#include "backends/cuda/filters_cuda.hpp"
+#include "gigaseg/backends/cuda/filters_cuda.hpp"
 
-#include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/filters_kernels.cuh"
-#include "backends/cuda/stream_scratch.hpp"
-#include "core/error.hpp"
+#include "gigaseg/core/cuda/cuda_check.hpp"
+#include "gigaseg/backends/cuda/filters_kernels.cuh"
+#include "gigaseg/core/cuda/stream_scratch.hpp"
+#include "gigaseg/core/error.hpp"
 
 #include <cuda_runtime.h>
 
@@ -73,7 +73,7 @@ void launch_separable(Kokkos::Cuda const& space, ImageView<std::uint8_t const, K
 
 // Fused column and row passes (fused_min_max_kernel): (K - 1 + R) x 512 bytes of shared memory a
 // block, opted in past the 48 KiB default.
-// On the H200 at 20000^2 (docs/performance.md, issue 5): fused 0.839 ms against separable 0.883 ms
+// On the H200 at 20000^2 (docs/performance.md, local filters): fused 0.839 ms against separable 0.883 ms
 // at 31, 0.929 / 1.08 at 47, 1.11 / 1.20 at 63, but 0.883 / 0.771 at 15; tiles of 16 rows 0.839,
 // of 8 0.867, of 4 1.01, whole strips 0.866 ms at 31.
 constexpr int fused_from_size = 23;

@@ -1,10 +1,17 @@
 #pragma once
 // Tuned CUDA local filters for 8-bit images (see filters_cuda.cpp).
-#include "core/image.hpp"
+#include "gigaseg/algorithms/filters_types.hpp"
+#include "gigaseg/algorithms/morphology_types.hpp"
+#include "gigaseg/core/image.hpp"
+#include "gigaseg/gigaseg_config.hpp"
+
+#include <Kokkos_Core.hpp>
 
 #include <cstdint>
 
-namespace gigaseg::tuned {
+#if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
+namespace gigaseg {
+namespace tuned {
 
 // 3x3 or 5x5 median, border replicate. Returns false, doing nothing, when its precondition fails
 // (row starts and pitches of both images 4-byte aligned); the caller then takes the portable path.
@@ -32,4 +39,19 @@ bool rect_min_max_u8(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Ko
 bool sobel_magnitude(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokkos::CudaSpace> const& in,
                      ImageView<float, Kokkos::CudaSpace> const& out);
 
-}  // namespace gigaseg::tuned
+// One erosion or dilation of morphology() with the whole element: rect_min_max_u8() for rectangles
+// wider than 1; false (the portable passes) for other elements.
+inline bool erode_or_dilate(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokkos::CudaSpace> const& in,
+                            ImageView<std::uint8_t, Kokkos::CudaSpace> const& out, StructuringShape shape, int size,
+                            bool minimum) {
+  return shape == StructuringShape::rect && size > 1 && rect_min_max_u8(space, in, out, size, minimum);
+}
+
+}  // namespace tuned
+
+GIGASEG_DECLARE_TUNED(MedianAlgorithm<std::uint8_t>, Kokkos::Cuda, tuned::median);
+GIGASEG_DECLARE_TUNED(SobelAlgorithm, Kokkos::Cuda, tuned::sobel_magnitude);
+GIGASEG_DECLARE_TUNED(MorphologyAlgorithm, Kokkos::Cuda, tuned::erode_or_dilate);
+
+}  // namespace gigaseg
+#endif

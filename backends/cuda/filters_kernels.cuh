@@ -12,7 +12,7 @@
 // median_networks.hpp) then selects each median from its K sorted columns. Threads at the left
 // and right image edges build their bytes with clamped (median: replicate) or neutral
 // (morphology: ignored pixels) reads; every other thread runs without border checks.
-#include "algorithms/detail/median_networks.hpp"
+#include "gigaseg/algorithms/detail/median_networks.hpp"
 
 #include <cuda_runtime.h>
 

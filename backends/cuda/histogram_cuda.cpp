@@ -1,6 +1,6 @@
 // Tuned 256-bin histogram for CUDA.
 //
-// Design (seed 003, "one sub-histogram per warp"): every warp owns a 256-bin sub-histogram in
+// Design (one sub-histogram per warp): every warp owns a 256-bin sub-histogram in
 // shared memory and processes whole rows, its 32 lanes striding along the row with 16-byte loads
 // (rows start on 128-byte boundaries, so each warp access is four full 128-byte transactions).
 // Four loads are issued before any is counted, to keep enough bytes in flight to approach the
@@ -8,9 +8,9 @@
 // memory: a tissue scan's white background would otherwise send 32 lanes to one bin, the worst
 // case for shared atomics. At the end the block sums its warps' sub-histograms and issues one
 // global atomic per non-empty bin.
-#include "backends/cuda/histogram_cuda.hpp"
+#include "gigaseg/backends/cuda/histogram_cuda.hpp"
 
-#include "backends/cuda/cuda_check.hpp"
+#include "gigaseg/core/cuda/cuda_check.hpp"
 
 #include <cuda_runtime.h>
 

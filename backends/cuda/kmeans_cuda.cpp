@@ -19,9 +19,9 @@
 // shared 64-bit atomics per group instead of private sums took 0.10 ms a pass.) The final
 // pass instead writes the rank of each pixel's cluster and sums the squared distances in a
 // register per thread, reduced once per block.
-#include "backends/cuda/kmeans_cuda.hpp"
+#include "gigaseg/backends/cuda/kmeans_cuda.hpp"
 
-#include "backends/cuda/cuda_check.hpp"
+#include "gigaseg/core/cuda/cuda_check.hpp"
 
 #include <cuda_runtime.h>
 
@@ -34,7 +34,7 @@ constexpr int block_threads = 256;
 constexpr int warps_per_block = block_threads / 32;
 constexpr unsigned full_mask = 0xffffffffu;
 
-// Nearest centre with the centres in registers (MaxK <= 8: the common case, K = 8 in issue 3's
+// Nearest centre with the centres in registers (MaxK <= 8: the common case, K = 8 in the measured
 // figure) or read from shared memory (larger K). The same order of scores as detail::nearest, so
 // the same assignment bit for bit.
 // The score |c|^2 - 512 f.c of detail::nearest is compared here in 32-bit pieces: with

@@ -29,11 +29,11 @@
 // stale value is still an ancestor with a smaller index, and the atomic min returns the current
 // value, so a merge retries until its link is confirmed. Loads in the merge loop bypass L1
 // (__ldcg), which is not coherent across SMs.
-#include "backends/cuda/label_cuda.hpp"
+#include "gigaseg/backends/cuda/label_cuda.hpp"
 
-#include "algorithms/detail/label_portable.hpp"
-#include "backends/cuda/cuda_check.hpp"
-#include "backends/cuda/stream_scratch.hpp"
+#include "gigaseg/algorithms/detail/label_portable.hpp"
+#include "gigaseg/core/cuda/cuda_check.hpp"
+#include "gigaseg/core/cuda/stream_scratch.hpp"
 
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>

@@ -10,10 +10,10 @@
 // sums of the first two labels it meets in registers to the end of the strip, the carries: a large
 // component that continues through the strip costs one set of atomics per strip instead of one per
 // run. A group of any other label is added to global memory at once.
-#include "backends/cuda/region_stats_cuda.hpp"
+#include "gigaseg/backends/cuda/region_stats_cuda.hpp"
 
-#include "algorithms/region_stats.hpp"
-#include "backends/cuda/cuda_check.hpp"
+#include "gigaseg/algorithms/detail/region_stats_portable.hpp"
+#include "gigaseg/core/cuda/cuda_check.hpp"
 
 #include <cuda_runtime.h>
 

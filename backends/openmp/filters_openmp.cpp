@@ -7,10 +7,10 @@
 //    wide ones, then across the ring's K rows); other elements tap by tap along each row's span;
 //  - Sobel: from three float rows, exact integer-valued sums, then sqrtf of the sum of squares.
 // The portable paths' results are reproduced exactly: the same networks, the same float values.
-#include "backends/openmp/filters_openmp.hpp"
+#include "gigaseg/backends/openmp/filters_openmp.hpp"
 
-#include "algorithms/detail/median_networks.hpp"
-#include "algorithms/detail/stencil.hpp"
+#include "gigaseg/algorithms/detail/median_networks.hpp"
+#include "gigaseg/algorithms/detail/stencil.hpp"
 
 #include <algorithm>
 #include <cmath>

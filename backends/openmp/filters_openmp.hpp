@@ -3,12 +3,18 @@
 // magnitude and morphology written as whole-row loops that the compiler turns into SIMD code, each
 // thread sliding down a band of rows with the rows it needs in small cache-resident buffers.
 // Results are identical to the portable paths.
-#include "core/image.hpp"
+#include "gigaseg/algorithms/filters_types.hpp"
+#include "gigaseg/algorithms/morphology_types.hpp"
+#include "gigaseg/core/image.hpp"
+
+#include <Kokkos_Core.hpp>
 
 #include <cstdint>
 #include <vector>
 
-namespace gigaseg::tuned {
+#ifdef KOKKOS_ENABLE_OPENMP
+namespace gigaseg {
+namespace tuned {
 
 // 3x3 or 5x5 median, border replicate (cv::medianBlur). False for other sizes.
 bool median(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
@@ -38,4 +44,22 @@ bool sobel_magnitude(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, 
 bool gaussian(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
               ImageView<std::uint8_t, Kokkos::HostSpace> const& out, std::vector<float> const& weights);
 
-}  // namespace gigaseg::tuned
+// One erosion or dilation of morphology() with the whole element: min_max() over its row spans.
+inline bool erode_or_dilate(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
+                            ImageView<std::uint8_t, Kokkos::HostSpace> const& out, StructuringShape shape, int size,
+                            bool minimum) {
+  StructuringElement const element = structuring_element(shape, size);
+  return min_max(space, in, out, element.first, element.last, minimum);
+}
+
+}  // namespace tuned
+
+GIGASEG_DECLARE_TUNED(MedianAlgorithm<std::uint8_t>, Kokkos::OpenMP, tuned::median);
+GIGASEG_DECLARE_TUNED(MedianAlgorithm<std::uint16_t>, Kokkos::OpenMP, tuned::median);
+GIGASEG_DECLARE_TUNED(MedianAlgorithm<float>, Kokkos::OpenMP, tuned::median);
+GIGASEG_DECLARE_TUNED(GaussianAlgorithm, Kokkos::OpenMP, tuned::gaussian);
+GIGASEG_DECLARE_TUNED(SobelAlgorithm, Kokkos::OpenMP, tuned::sobel_magnitude);
+GIGASEG_DECLARE_TUNED(MorphologyAlgorithm, Kokkos::OpenMP, tuned::erode_or_dilate);
+
+}  // namespace gigaseg
+#endif

@@ -1,4 +1,4 @@
-#include "backends/openmp/histogram_openmp.hpp"
+#include "gigaseg/backends/openmp/histogram_openmp.hpp"
 
 #include <array>
 #include <cstring>

@@ -15,9 +15,9 @@
 // Runs are numbered in row-major order of their first pixel and every union keeps the smaller
 // root, so a component's root is the run holding its first pixel and numbering roots in run order
 // is the canonical numbering.
-#include "backends/openmp/label_openmp.hpp"
+#include "gigaseg/backends/openmp/label_openmp.hpp"
 
-#include "algorithms/detail/label_impl.hpp"
+#include "gigaseg/algorithms/detail/label_portable.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Sequential O(N) propagations for the markers on the host (markers_openmp.hpp).
-#include "backends/openmp/markers_openmp.hpp"
+#include "gigaseg/backends/openmp/markers_openmp.hpp"
 
 #include <algorithm>
 #include <deque>

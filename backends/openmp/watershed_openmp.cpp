@@ -1,8 +1,8 @@
-#include "backends/openmp/watershed_openmp.hpp"
+#include "gigaseg/backends/openmp/watershed_openmp.hpp"
 
-#include "algorithms/detail/bucket_queue.hpp"
-#include "algorithms/label.hpp"
-#include "algorithms/watershed.hpp"
+#include "gigaseg/algorithms/detail/bucket_queue.hpp"
+#include "gigaseg/algorithms/label.hpp"
+#include "gigaseg/algorithms/watershed.hpp"
 
 #include <algorithm>
 #include <vector>

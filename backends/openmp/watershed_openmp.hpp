@@ -2,15 +2,19 @@
 // Tuned watershed for the OpenMP backend (see watershed_openmp.cpp): the serial flood
 // (algorithms/watershed.hpp) run per connected component of the mask, components spread over the
 // threads. Components cannot interact (flooding never crosses the mask), so the labels are the
-// serial flood's exactly.
-#include "algorithms/detail/label_types.hpp"
-#include "core/image.hpp"
+// serial flood's exactly. Without a mask, or for float reliefs, the serial flood of the whole image.
+#include "gigaseg/algorithms/label_types.hpp"
+#include "gigaseg/algorithms/watershed.hpp"
+#include "gigaseg/algorithms/watershed_types.hpp"
+#include "gigaseg/core/image.hpp"
 
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+#ifdef KOKKOS_ENABLE_OPENMP
 namespace gigaseg {
-struct WatershedParams;  // algorithms/watershed.hpp, which includes this header
-}
-
-namespace gigaseg::tuned {
+namespace tuned {
 
 // False, doing nothing, when there is no mask or the relief is float (then the caller floods the
 // whole image with watershed_flood()).
@@ -19,4 +23,21 @@ bool watershed(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace
                ImageView<Label const, Kokkos::HostSpace> const& markers, ImageView<Label, Kokkos::HostSpace> const& out,
                WatershedParams const& params, ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask);
 
-}  // namespace gigaseg::tuned
+// The tuned path: the mask's components on the threads where watershed() above takes the input,
+// else watershed_flood() over the whole image. Always applicable.
+template <class T>
+bool watershed_host(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace> const& relief,
+                    ImageView<Label const, Kokkos::HostSpace> const& markers, ImageView<Label, Kokkos::HostSpace> const& out,
+                    WatershedParams const& params, ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask) {
+  space.fence();
+  if (watershed(space, relief, markers, out, params, mask)) return true;
+  watershed_flood(relief, markers, out, params, mask);
+  return true;
+}
+
+}  // namespace tuned
+
+GIGASEG_DECLARE_TUNED(WatershedAlgorithm, Kokkos::OpenMP, tuned::watershed_host);
+
+}  // namespace gigaseg
+#endif

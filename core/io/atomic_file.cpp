@@ -1,6 +1,6 @@
-#include "core/io/atomic_file.hpp"
+#include "gigaseg/core/io/atomic_file.hpp"
 
-#include "core/error.hpp"
+#include "gigaseg/core/error.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

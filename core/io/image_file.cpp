@@ -1,7 +1,7 @@
-#include "core/io/image_file.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 
-#include "core/error.hpp"
-#include "core/io/atomic_file.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/atomic_file.hpp"
 
 #include <algorithm>
 #include <atomic>

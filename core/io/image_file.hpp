@@ -9,7 +9,7 @@
 //  - alpha channels are dropped; gray+alpha reads as gray;
 //  - colour images are 8-bit RGB; 16-bit colour is scaled to 8 bits (v * 255 / 65535, rounded);
 //  - palette images are expanded to RGB; PGM/PPM values are kept as stored (no maxval scaling).
-#include "core/image.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <cstdint>
 #include <string>

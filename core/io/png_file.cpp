@@ -1,7 +1,7 @@
 // PNG through libpng's classic API. libpng reports errors by longjmp; each setjmp below guards a
 // function whose locals are all trivially destructible, so no C++ destructor is ever jumped over.
-#include "core/error.hpp"
-#include "core/io/image_file.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 
 #include <png.h>
 

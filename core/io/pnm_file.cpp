@@ -1,8 +1,8 @@
 // PGM/PPM (Netpbm): P2/P5 gray and P3/P6 colour, maxval up to 65535. The format is a few lines
 // of header and a raster, so it is read here directly; every read is bounds-checked, and a short
 // or malformed file is an input error naming the file.
-#include "core/error.hpp"
-#include "core/io/image_file.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 
 #include <cerrno>
 #include <cctype>

@@ -1,7 +1,7 @@
 // TIFF through libtiff: strips or tiles, classic or BigTIFF, 8/16/32-bit unsigned and 32-bit
 // float samples, gray, RGB, palette and JPEG-compressed YCbCr (what slide scanners write).
-#include "core/error.hpp"
-#include "core/io/image_file.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 
 #include <tiffio.h>
 

@@ -1,4 +1,4 @@
-"""CuPy peer for bench_distance (issue 6): cupyx.scipy.ndimage.distance_transform_edt on the masks
+"""CuPy peer for bench_distance: cupyx.scipy.ndimage.distance_transform_edt on the masks
 bench_distance wrote (GIGASEG_PEER_INPUTS=DIR: DIR/cells_<side>.u8), float32 distances where this
 CuPy allows it, median of 7 event-timed runs after a warm-up (cupy_timing.py)."""
 import os

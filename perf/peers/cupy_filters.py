@@ -1,4 +1,4 @@
-"""CuPy peers for bench_filters (issue 5), 20000 x 20000 8-bit noise: cupyx.scipy.ndimage
+"""CuPy peers for bench_filters, 20000 x 20000 8-bit noise: cupyx.scipy.ndimage
 median_filter 3 and 5 (mode='nearest', as medianBlur's replicate border), sobel on float32 and
 the magnitude (what `gigaseg sobel` returns), grey_erosion 3x3 and 31x31, and the device-to-device
 copy of the image for scale. Median of events-timed runs after a warm-up.

@@ -1,4 +1,4 @@
-"""CuPy peer for bench_label (issue 4), extended from shared/peers/cupy_peers.py: the same two
+"""CuPy peer for bench_label (cupyx.scipy.ndimage.label): the same two
 20000 x 20000 masks as perf/bench_label.cpp (integer hashes, bit for bit), labelled with
 cupyx.scipy.ndimage.label at 8-connectivity, median of events-timed runs after a warm-up; also the
 device-to-device copy of the mask for scale. Prints one line a mask with the component count, so

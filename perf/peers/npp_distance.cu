@@ -1,4 +1,4 @@
-// NPP peer for bench_distance (issue 6): nppiDistanceTransformPBA_8u32f_C1R_Ctx, NPP's exact
+// NPP peer for bench_distance: nppiDistanceTransformPBA_8u32f_C1R_Ctx, NPP's exact
 // Euclidean transform (PBA+), float output, on the masks bench_distance wrote
 // (GIGASEG_PEER_INPUTS=DIR: DIR/cells_<side>.u8, raw rows, zero = site), median of 9 event-timed
 // runs after a warm-up. Sites are the zero pixels (nMinSiteValue = nMaxSiteValue = 0), as in

@@ -1,4 +1,4 @@
-// NPP peer for bench_filters (issue 5): nppiFilterMedian_8u_C1R 3x3 and 5x5 and nppiErode3x3 on a
+// NPP peer for bench_filters: nppiFilterMedian_8u_C1R 3x3 and 5x5 and nppiErode3x3 on a
 // 20000 x 20000 8-bit image, median of events-timed runs after a warm-up. NPP's median reads
 // outside the ROI (no border handling), so the ROI is the image less a border of radius pixels,
 // which NPP gets for free: gigaseg's figure covers the whole image with replicate borders.

@@ -1,4 +1,4 @@
-// NPP peer for bench_label (issue 4), extended from shared/peers/npp_peers.cu: the same two
+// NPP peer for bench_label (NPP's union-find labelling): the same two
 // 20000 x 20000 masks as perf/bench_label.cpp (integer hashes, bit for bit), labelled with
 // nppiLabelMarkersUF_8u32u_C1R (nppiNormInf: 8-connectivity; NPP labels the background's
 // components too), then its label compression where NPP's buffer size fits an int. Median of

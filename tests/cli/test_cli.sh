@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end checks of the gigaseg executable against shared/CLI.md: exit codes, one-line errors
+# End-to-end checks of the gigaseg executable against docs/cli.md: exit codes, one-line errors
 # naming the file or option, --json output, global options after the command, atomic outputs.
 set -u
 gigaseg=$1

@@ -6,8 +6,8 @@
 // exception other than gigaseg::Error (a clean input or resource error is the expected answer to
 // a corrupt file). The readers' pixel limit is set to 2^24 pixels: a corrupt header can claim any
 // size, and a claimed 100000x100000 image would be a legitimate 10 GB allocation, not a bug.
-#include "core/error.hpp"
-#include "core/io/image_file.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 
 #include <Kokkos_Core.hpp>
 

@@ -1,10 +1,12 @@
 #pragma once
-// Pieces the pipelines share: per-stage timing and the Otsu foreground mask.
-#include "algorithms/detail/host_arrays.hpp"
-#include "algorithms/detail/pixelwise.hpp"
-#include "algorithms/histogram.hpp"
-#include "algorithms/otsu.hpp"
-#include "core/translation_unit.hpp"
+// Pieces the pipelines' definitions share (algorithms/pipelines/detail/*_impl.hpp): per-stage
+// timing and the Otsu foreground mask.
+#include "gigaseg/algorithms/detail/host_arrays.hpp"
+#include "gigaseg/algorithms/detail/pixelwise.hpp"
+#include "gigaseg/algorithms/histogram.hpp"
+#include "gigaseg/algorithms/otsu.hpp"
+#include "gigaseg/algorithms/pipelines/foreground.hpp"
+#include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -13,12 +15,6 @@
 #include <string>
 
 namespace gigaseg {
-
-// Which side of a threshold is the object: `bright` (pixel > T, fluorescence such as DAPI), `dark`
-// (pixel <= T, brightfield stains such as hematoxylin) or `automatic`: the side with fewer pixels,
-// since cells and nuclei cover less of a slide than what surrounds them (an assumption stated in
-// docs/cli.md; pass the side explicitly when it does not hold).
-enum class Foreground { automatic, bright, dark };
 
 namespace pipeline {
 

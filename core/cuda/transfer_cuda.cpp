@@ -1,6 +1,6 @@
-#include "backends/cuda/transfer_cuda.hpp"
+#include "gigaseg/core/cuda/transfer_cuda.hpp"
 
-#include "backends/cuda/cuda_check.hpp"
+#include "gigaseg/core/cuda/cuda_check.hpp"
 
 namespace gigaseg::cuda {
 

@@ -1,15 +1,20 @@
 #pragma once
 // Temporary device memory ordered on an execution space instance's stream (cudaMallocAsync's
-// pool): no device-wide synchronisation on allocation or release, and the library's pool keeps up
-// to 1 GiB between calls (stream_scratch.cpp), so a kernel's scratch costs no cudaMalloc/cudaFree
-// pair and no new mapping per call. Released (on the same stream) when the object goes out of
-// scope.
+// pool): no device-wide synchronisation on allocation or release, and the library's pool for the
+// instance's device keeps freed memory between calls (1 GiB unless the runtime's DevicePoolOptions
+// say otherwise; core/runtime.hpp), so a kernel's scratch costs no cudaMalloc/cudaFree pair and
+// no new mapping per call. Released (on the same stream) when the object goes out of scope.
 #include <Kokkos_Core.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace gigaseg::cuda {
+
+// The kept memory of every device's pool (existing and future); release_pools() trims them all.
+void configure_pools(std::uint64_t kept_bytes);
+void release_pools();
 
 class StreamScratch {
  public:

@@ -1,11 +1,16 @@
 #pragma once
-// The types of algorithms/label.hpp, in a header of their own so that the backend kernels
-// (backends/*/label_*.hpp) can declare their entry points without the dispatcher.
-#include "algorithms/path.hpp"
+// The public types of algorithms/label.hpp, in a header of their own so that the backends
+// (backends/*/label_*.hpp) can declare their tuned specialisations without the implementation.
+#include "gigaseg/algorithms/path.hpp"
 
 #include <cstdint>
 
 namespace gigaseg {
+
+// The tag of label() in TunedAvailable / Tuned (algorithms/path.hpp).
+struct LabelAlgorithm {
+  static constexpr char const* name = "label";
+};
 
 using Label = std::uint32_t;  // label images are 32-bit (CLI.md); N must fit
 

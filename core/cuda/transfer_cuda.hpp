@@ -1,7 +1,7 @@
 #pragma once
 // Pitched 2-D copies through cudaMemcpy2DAsync: any pair of host, pinned and device buffers,
 // different pitches on each side, only the bytes of the region's rows moved.
-#include "core/image.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <Kokkos_Core.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Every CUDA runtime call's status is checked; a failure becomes a gigaseg::Error naming the call.
-#include "core/error.hpp"
+#include "gigaseg/core/error.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -1,4 +1,4 @@
-#include "backends/cuda/device_query.hpp"
+#include "gigaseg/core/cuda/device_query.hpp"
 
 #include <cuda_runtime_api.h>
 

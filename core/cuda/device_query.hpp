@@ -1,5 +1,5 @@
 #pragma once
-#include "core/runtime.hpp"
+#include "gigaseg/core/runtime.hpp"
 
 #include <vector>
 

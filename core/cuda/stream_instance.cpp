@@ -1,6 +1,6 @@
-#include "backends/cuda/stream_instance.hpp"
+#include "gigaseg/core/cuda/stream_instance.hpp"
 
-#include "backends/cuda/cuda_check.hpp"
+#include "gigaseg/core/cuda/cuda_check.hpp"
 
 namespace gigaseg::cuda {
 

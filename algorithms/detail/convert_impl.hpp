@@ -1,0 +1,48 @@
+#pragma once
+// Implementation of algorithms/convert.hpp (instantiated by backends/instantiate/convert.cpp):
+// per-pixel kernels through the dispatch (no backend has a tuned conversion).
+#include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/detail/dispatch.hpp"
+#include "gigaseg/algorithms/detail/pixelwise.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <type_traits>
+
+namespace gigaseg {
+namespace detail {
+
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
+void rgb_to_gray_portable(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& in,
+                          ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out) {
+  detail::for_each_row_pixel(space, "gigaseg::rgb_to_gray", in.height(), in.width(),
+                             KOKKOS_LAMBDA(index_t y, index_t x) { out(y, x) = detail::luma_bt601(in(y, x)); });
+}
+
+template <class ExecSpace, class T, class U, class Unit = detail::unit_for<ExecSpace>>
+void convert_portable(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
+                      ImageView<U, typename ExecSpace::memory_space> const& out, ConvertParams const& params) {
+  double const scale = params.scale, offset = params.offset;
+  detail::for_each_row_pixel(space, "gigaseg::convert", in.height(), in.width(), KOKKOS_LAMBDA(index_t y, index_t x) {
+    out(y, x) = detail::saturate<U>(double(in(y, x)) * scale + offset);
+  });
+}
+
+}  // namespace detail
+
+template <class ExecSpace>
+void rgb_to_gray(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& in,
+                 ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out) {
+  detail::require_same_size("rgb_to_gray", in.width(), in.height(), out.width(), out.height());
+  detail::dispatch<RgbToGrayAlgorithm>(space, Path::automatic, [&] { detail::rgb_to_gray_portable(space, in, out); });
+}
+
+template <class ExecSpace, class T, class U>
+void convert(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
+             ImageView<U, typename ExecSpace::memory_space> const& out, ConvertParams const& params) {
+  static_assert(std::is_arithmetic<T>::value && std::is_arithmetic<U>::value, "convert takes single-channel images");
+  detail::require_same_size("convert", in.width(), in.height(), out.width(), out.height());
+  detail::dispatch<ConvertAlgorithm>(space, Path::automatic, [&] { detail::convert_portable(space, in, out, params); });
+}
+
+}  // namespace gigaseg

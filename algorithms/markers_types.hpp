@@ -1,0 +1,29 @@
+#pragma once
+// The public types of algorithms/markers.hpp, in a header of their own so that the backends
+// (backends/openmp/markers_openmp.hpp) can declare their tuned specialisations without the
+// implementation.
+#include "gigaseg/algorithms/path.hpp"
+
+namespace gigaseg {
+
+// The tag of distance_markers() in TunedAvailable / Tuned (algorithms/path.hpp): its two
+// propagations (the reconstruction by dilation, the spread over plateaus) have a tuned path.
+struct MarkersAlgorithm {
+  static constexpr char const* name = "distance_markers";
+};
+// The tags of background_markers() and merge_small_regions(), which have no tuned path.
+struct BackgroundMarkersAlgorithm {
+  static constexpr char const* name = "background_markers";
+};
+struct MergeRegionsAlgorithm {
+  static constexpr char const* name = "merge_small_regions";
+};
+
+struct MarkerParams {
+  float h = 1.0f;              // h-maxima height, in distance units (pixels); > 0
+  float min_separation = 0.f;  // pixels; 0 keeps every h-maximum
+  int connectivity = 8;        // of the foreground, the plateaus and the markers
+  Path path = Path::automatic;  // the two propagations: tuned (OpenMP: sequential O(N)) or portable
+};
+
+}  // namespace gigaseg
