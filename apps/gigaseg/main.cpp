@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    Runtime runtime(RuntimeOptions{options.threads, options.device});
+    Runtime runtime(RuntimeOptions{options.threads, options.device, DevicePoolOptions{}});
     ContextOptions context_options;
     context_options.backend = parse_backend(options.backend);
     if (!options.small_image_pixels.empty()) parse_small_image_pixels(options.small_image_pixels, context_options);
