@@ -69,4 +69,11 @@ void convert(ExecSpace const& space, ImageView<T const, typename ExecSpace::memo
 // rgb_to_gray() and convert() are defined in the library (algorithms/detail/convert_impl.hpp) for
 // every enabled execution space (backends/instantiate/convert.cpp); the helpers above stay inline,
 // for the kernels of other algorithms.
+// A non-const image, the same call.
+template <class ExecSpace, class T, class U, if_mutable<T> = 0>
+void convert(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& in, ImageView<U, typename ExecSpace::memory_space> const& out,
+             ConvertParams const& params = {}) {
+  convert(space, ImageView<T const, typename ExecSpace::memory_space>(in), out, params);
+}
+
 }  // namespace gigaseg

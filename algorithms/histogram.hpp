@@ -30,6 +30,13 @@ void histogram(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
                Counts<typename ExecSpace::memory_space> const& counts, BinRange const& range,
                HistogramParams const& params = {});
 
+// A non-const image, the same call.
+template <class ExecSpace, class T, if_mutable<T> = 0>
+void histogram(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& image, Counts<typename ExecSpace::memory_space> const& counts,
+               BinRange const& range, HistogramParams const& params = {}) {
+  histogram(space, ImageView<T const, typename ExecSpace::memory_space>(image), counts, range, params);
+}
+
 // The path histogram() takes on ExecSpace for an 8-bit image.
 template <class ExecSpace>
 Path histogram_path(HistogramParams const& params = {});

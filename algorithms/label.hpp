@@ -35,7 +35,7 @@ index_t label(ExecSpace const& space, ImageView<T const, typename ExecSpace::mem
               ImageView<Label, typename ExecSpace::memory_space> const& labels, LabelParams const& params = {});
 
 // A non-const image, the same call.
-template <class ExecSpace, class T, std::enable_if_t<!std::is_const<T>::value, int> = 0>
+template <class ExecSpace, class T, if_mutable<T> = 0>
 index_t label(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& image,
               ImageView<Label, typename ExecSpace::memory_space> const& labels, LabelParams const& params = {}) {
   return label(space, ImageView<T const, typename ExecSpace::memory_space>(image), labels, params);

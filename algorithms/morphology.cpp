@@ -10,7 +10,7 @@
 namespace gigaseg {
 
 StructuringElement structuring_element(StructuringShape shape, int size) {
-  GIGASEG_REQUIRE(size >= 1 && size % 2 == 1, ErrorKind::usage, "--size",
+  GIGASEG_REQUIRE(size >= 1 && size % 2 == 1, ErrorKind::usage, "structuring_element(size)",
                   "the structuring element's size must be odd and at least 1, got " + std::to_string(size));
   StructuringElement element;
   element.size = size;

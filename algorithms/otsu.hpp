@@ -45,4 +45,16 @@ Kokkos::pair<double, double> value_range(ExecSpace const& space,
 // otsu_bin() is defined in algorithms/otsu.cpp; the templates in the library
 // (algorithms/detail/otsu_impl.hpp) for every enabled execution space and 8-bit, 16-bit and float
 // images (backends/instantiate/otsu.cpp).
+// Non-const images, the same calls (the binned form takes its bin count explicitly here, so that
+// an 8-bit image without one still takes the 8-bit form above).
+template <class ExecSpace, class T, if_mutable<T> = 0>
+double otsu_threshold(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& image, int bins,
+                      HistogramParams const& params = {}) {
+  return otsu_threshold(space, ImageView<T const, typename ExecSpace::memory_space>(image), bins, params);
+}
+template <class ExecSpace, class T, if_mutable<T> = 0>
+Kokkos::pair<double, double> value_range(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& image) {
+  return value_range(space, ImageView<T const, typename ExecSpace::memory_space>(image));
+}
+
 }  // namespace gigaseg

@@ -38,4 +38,11 @@ void threshold_local_mean(ExecSpace const& space, ImageView<std::uint8_t const, 
 
 // Defined in the library (algorithms/detail/threshold_impl.hpp) for every enabled execution space;
 // threshold() for 8-, 16- and 32-bit unsigned and float images (backends/instantiate/threshold.cpp).
+// A non-const image, the same call.
+template <class ExecSpace, class T, if_mutable<T> = 0>
+void threshold(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& in, ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out,
+               double level) {
+  threshold(space, ImageView<T const, typename ExecSpace::memory_space>(in), out, level);
+}
+
 }  // namespace gigaseg

@@ -34,7 +34,7 @@ void watershed_flood(ImageView<T const, Kokkos::HostSpace> const& relief, ImageV
                      ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask) {
   GIGASEG_REQUIRE(relief.width() < (index_t(1) << 32) && relief.height() < (index_t(1) << 32), ErrorKind::usage, "watershed",
                   "sides up to 2^32 - 1 pixels");
-  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "--connectivity",
+  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "WatershedParams::connectivity",
                   "connectivity must be 4 or 8, got " + std::to_string(params.connectivity));
   index_t const width = relief.width(), height = relief.height();
   detail::require_same_size("watershed", width, height, markers.width(), markers.height());

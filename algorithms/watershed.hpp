@@ -54,4 +54,12 @@ Path watershed_path(Path requested);
 
 // watershed() and watershed_path() are defined in the library (algorithms/detail/watershed_impl.hpp)
 // for every enabled execution space and the relief types above (backends/instantiate/watershed.cpp).
+// A non-const relief, the same call.
+template <class ExecSpace, class T, if_mutable<T> = 0>
+void watershed(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& relief, ImageView<Label const, typename ExecSpace::memory_space> const& markers,
+               ImageView<Label, typename ExecSpace::memory_space> const& out, WatershedParams const& params = {},
+               ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask = {}) {
+  watershed(space, ImageView<T const, typename ExecSpace::memory_space>(relief), markers, out, params, mask);
+}
+
 }  // namespace gigaseg

@@ -116,8 +116,8 @@ bool backend_available(Backend backend) {
 
 ExecutionContext::ExecutionContext(ContextOptions options) : options_(options) {
   for (auto& pixels : options_.small_image_pixels)
-    GIGASEG_REQUIRE(pixels >= -1, ErrorKind::usage, "--small-image-pixels", "must not be negative");
-  GIGASEG_REQUIRE(backend_available(options.backend), ErrorKind::usage, "--backend",
+    GIGASEG_REQUIRE(pixels >= -1, ErrorKind::usage, "ContextOptions::small_image_pixels", "must not be negative");
+  GIGASEG_REQUIRE(backend_available(options.backend), ErrorKind::usage, "ContextOptions::backend",
                   std::string("backend '") + to_string(options.backend) +
                       "' is not compiled into this gigaseg");
 #ifdef KOKKOS_ENABLE_CUDA

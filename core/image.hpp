@@ -186,6 +186,11 @@ ImageView<T, DstSpace> make_mirror_layout(std::string const& label,
   return mirror;
 }
 
+// For the overloads that let an algorithm taking ImageView<T const> also take an ImageView<T>
+// (a deduced T cannot see through the conversion): enabled for non-const T only.
+template <class T>
+using if_mutable = std::enable_if_t<!std::is_const<T>::value, int>;
+
 // Host images: what file readers produce and writers consume.
 template <class T>
 using HostImage = ImageView<T, Kokkos::HostSpace>;

@@ -26,7 +26,7 @@ Runtime::Runtime(RuntimeOptions options) {
   GIGASEG_REQUIRE(count > 0, ErrorKind::resource, "CUDA",
                   "this gigaseg was built for CUDA but no usable GPU is visible "
                   "(use a host build for CPU-only machines)");
-  GIGASEG_REQUIRE(options.device < count, ErrorKind::usage, "--device",
+  GIGASEG_REQUIRE(options.device < count, ErrorKind::usage, "RuntimeOptions::device",
                   "GPU " + std::to_string(options.device) + " does not exist (" +
                       std::to_string(count) + " visible)");
 #endif

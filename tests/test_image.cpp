@@ -1,6 +1,15 @@
 // ImageView: pitch and roi arithmetic, 64-bit indexing, allocation failure, and kernels writing
 // through pitched views on every backend.
+#include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/filters.hpp"
+#include "gigaseg/algorithms/histogram.hpp"
+#include "gigaseg/algorithms/label.hpp"
+#include "gigaseg/algorithms/otsu.hpp"
+#include "gigaseg/algorithms/region_stats.hpp"
+#include "gigaseg/algorithms/threshold.hpp"
+#include "gigaseg/algorithms/watershed.hpp"
 #include "gigaseg/core/image.hpp"
+#include "gigaseg/core/kokkos_view.hpp"
 #include "gigaseg/core/transfer.hpp"
 #include "tests/backends.hpp"
 
@@ -156,6 +165,140 @@ TYPED_TEST(ImageOnBackend, HugeAllocationIsAResourceError) {
   }
   // Past 64-bit byte counts the size check itself fires.
   EXPECT_THROW((ImageView<std::uint8_t, Memory>("test::overflow", index_t(1) << 40, index_t(1) << 40)), Error);
+}
+
+// A LayoutRight Kokkos::View becomes an image over the same memory (no copy), and back.
+TYPED_TEST(ImageOnBackend, KokkosViewsConvertWithoutACopy) {
+  using Space = TypeParam;
+  using Memory = typename Space::memory_space;
+  Kokkos::View<std::uint16_t**, Kokkos::LayoutRight, Memory> view("view", 37, 53);  // 37 rows of 53
+  auto image = as_image(view);
+  ASSERT_EQ(image.width(), 53);
+  ASSERT_EQ(image.height(), 37);
+  EXPECT_EQ(image.data(), view.data());
+  EXPECT_EQ(image.pitch_bytes(), 53 * 2);
+  fill_pattern(Space(), image);  // written through the image, read through the view
+  auto host_view = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+  for (index_t y = 0; y < 37; ++y)
+    for (index_t x = 0; x < 53; ++x) ASSERT_EQ(host_view(y, x), std::uint16_t(y * 131 + x * 7)) << x << "," << y;
+
+  // Back: an unmanaged strided view over an allocated, pitched image and over a roi of it.
+  ImageView<std::uint16_t, Memory> pitched("pitched", 53, 37);
+  fill_pattern(Space(), pitched);
+  auto roi = pitched.roi(4, 3, 40, 30);
+  auto strided = as_view(roi);
+  EXPECT_EQ(strided.data(), roi.data());
+  ASSERT_EQ(index_t(strided.extent(0)), 30);
+  ASSERT_EQ(index_t(strided.extent(1)), 40);
+  EXPECT_EQ(index_t(strided.stride(0)) * 2, pitched.pitch_bytes());
+  Kokkos::View<std::uint16_t**, Kokkos::LayoutRight, Memory> dense("dense", 30, 40);
+  Kokkos::parallel_for(
+      "test::copy_strided", Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>(Space(), {0, 0}, {30, 40}),
+      KOKKOS_LAMBDA(int y, int x) { dense(y, x) = strided(y, x); });
+  auto host_copy = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dense);
+  for (index_t y = 0; y < 30; ++y)
+    for (index_t x = 0; x < 40; ++x)
+      ASSERT_EQ(host_copy(y, x), std::uint16_t((y + 3) * 131 + (x + 4) * 7)) << x << "," << y;
+
+  // A strided subview of a LayoutRight view (a window of rows and columns) is an image too.
+  auto window = Kokkos::subview(view, Kokkos::make_pair(2, 30), Kokkos::make_pair(5, 50));
+  auto windowed = as_image(window);
+  EXPECT_EQ(windowed.width(), 45);
+  EXPECT_EQ(windowed.height(), 28);
+  EXPECT_EQ(windowed.pitch_bytes(), 53 * 2);
+  auto host_window = clone<Kokkos::HostSpace>(Space(), windowed, "host");
+  EXPECT_EQ(host_window(0, 0), std::uint16_t(2 * 131 + 5 * 7));
+  EXPECT_EQ(host_window(27, 44), std::uint16_t(29 * 131 + 49 * 7));
+}
+
+// The library's algorithms take a wrapped view as they take any image: labels of a mask held in a
+// Kokkos::View equal those of the same mask in an allocated image.
+TYPED_TEST(ImageOnBackend, AlgorithmsRunOnAWrappedView) {
+  using Space = TypeParam;
+  using Memory = typename Space::memory_space;
+  Kokkos::View<std::uint8_t**, Kokkos::LayoutRight, Memory> mask("mask", 31, 45);
+  Kokkos::parallel_for(
+      "test::stripes", Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>(Space(), {0, 0}, {31, 45}),
+      KOKKOS_LAMBDA(int y, int x) { mask(y, x) = ((x / 3 + y / 4) % 3 == 0) ? 1 : 0; });
+  Kokkos::View<Label**, Kokkos::LayoutRight, Memory> labels("labels", 31, 45);
+  index_t const from_views = label(Space(), as_image(mask), as_image(labels));
+  ImageView<std::uint8_t, Memory> allocated("allocated", 45, 31);
+  copy(Space(), allocated, as_image(mask));
+  ImageView<Label, Memory> expected("expected", 45, 31);
+  EXPECT_EQ(label(Space(), allocated, expected), from_views);
+  EXPECT_GT(from_views, 1);
+  auto host_expected = clone<Kokkos::HostSpace>(Space(), expected, "host");
+  auto host_labels = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), labels);
+  for (index_t y = 0; y < 31; ++y)
+    for (index_t x = 0; x < 45; ++x) ASSERT_EQ(host_labels(y, x), host_expected(y, x)) << x << "," << y;
+}
+
+// Every algorithm that takes ImageView<T const> takes an ImageView<T> as well, with the same
+// result as the const view.
+TYPED_TEST(ImageOnBackend, NonConstImagesAreAccepted) {
+  using Space = TypeParam;
+  using Memory = typename Space::memory_space;
+  Space const space;
+  ImageView<std::uint16_t, Memory> image("image", 41, 23);
+  fill_pattern(space, image);
+  ImageView<std::uint16_t const, Memory> const constant(image);
+  auto same = [&](auto const& a, auto const& b) {
+    auto ha = clone<Kokkos::HostSpace>(space, a, "a");
+    auto hb = clone<Kokkos::HostSpace>(space, b, "b");
+    for (index_t y = 0; y < ha.height(); ++y)
+      for (index_t x = 0; x < ha.width(); ++x)
+        if (ha(y, x) != hb(y, x)) return false;
+    return true;
+  };
+  ImageView<std::uint8_t, Memory> mask("mask", 41, 23), mask_const("mask_const", 41, 23);
+  threshold(space, image, mask, 1500.0);
+  threshold(space, constant, mask_const, 1500.0);
+  EXPECT_TRUE(same(mask, mask_const)) << "threshold";
+  ImageView<std::uint16_t, Memory> med("median", 41, 23), med_const("median_const", 41, 23);
+  median(space, image, med, 3);
+  median(space, constant, med_const, 3);
+  EXPECT_TRUE(same(med, med_const)) << "median";
+  ImageView<float, Memory> converted("converted", 41, 23), converted_const("converted_const", 41, 23);
+  convert(space, image, converted);
+  convert(space, constant, converted_const);
+  EXPECT_TRUE(same(converted, converted_const)) << "convert";
+  EXPECT_EQ(otsu_threshold(space, image, 64), otsu_threshold(space, constant, 64));
+  EXPECT_EQ(value_range(space, image).second, value_range(space, constant).second);
+  BinRange const range{16, 0.0, 8192.0};
+  Counts<Memory> counts("counts", 16), counts_const("counts_const", 16);
+  histogram(space, image, counts, range);
+  histogram(space, constant, counts_const, range);
+  space.fence();
+  auto hc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts);
+  auto hcc = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counts_const);
+  for (int b = 0; b < 16; ++b) EXPECT_EQ(hc(b), hcc(b)) << "histogram bin " << b;
+  ImageView<Label, Memory> labels("labels", 41, 23);
+  index_t const components = label(space, mask, labels);
+  ImageView<Label const, Memory> const labels_const(labels);
+  auto const stats = region_stats(space, labels_const, components, image);
+  auto const stats_const = region_stats(space, labels_const, components, constant);
+  ASSERT_EQ(stats.size(), stats_const.size());
+  for (std::size_t i = 0; i < stats.size(); ++i) EXPECT_EQ(stats[i].mean_intensity, stats_const[i].mean_intensity);
+  ImageView<Label, Memory> flooded("flooded", 41, 23), flooded_const("flooded_const", 41, 23);
+  watershed(space, image, labels_const, flooded);
+  watershed(space, constant, labels_const, flooded_const);
+  EXPECT_TRUE(same(flooded, flooded_const)) << "watershed";
+}
+
+TEST(ImageLayout, KokkosViewsThatAreNotImagesAreUsageErrors) {
+  // Columns 5 elements apart (a transposed layout): not an image.
+  Kokkos::LayoutStride const transposed(4, 1, 6, 4);
+  Kokkos::View<float**, Kokkos::LayoutStride, Kokkos::HostSpace> view("transposed", transposed);
+  try {
+    (void)as_image(view);
+    FAIL() << "a view with strided columns became an image";
+  } catch (Error const& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("as_image"), std::string::npos) << e.what();
+  }
+  // 3-byte pixels on 128-byte rows: the pitch is no whole number of pixels.
+  HostImage<Rgb8> rgb("rgb", 10, 2);
+  EXPECT_THROW((void)as_view(rgb), Error);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ template <class ExecSpace>
 void fft(ExecSpace const& space, FftDirection direction, float* real, FftComplex* spectrum, long ny, long nx) {
   dispatch<FftAlgorithm>(
       space, Path::tuned,
-      [] { GIGASEG_THROW(ErrorKind::usage, "--method", "the FFT method has no transform on this backend (use direct)"); },
+      [] { GIGASEG_THROW(ErrorKind::usage, "convolve(method)", "the FFT method has no transform on this backend (use direct)"); },
       direction, real, spectrum, ny, nx);
 }
 
@@ -134,7 +134,7 @@ void convolve(ExecSpace const& space, ImageView<std::uint8_t const, typename Exe
                   ErrorKind::usage, "KERNEL", "the kernel needs width x height weights");
   ConvolveMethod const chosen = convolve_method<ExecSpace>(kernel, method);
   GIGASEG_REQUIRE(chosen != ConvolveMethod::fft || (TunedAvailable<FftAlgorithm, ExecSpace>::value), ErrorKind::usage,
-                  "--method", "no FFT on this backend (use direct)");
+                  "convolve(method)", "no FFT on this backend (use direct)");
   if (in.empty()) return;
   detail::dispatch<ConvolveAlgorithm>(space, Path::automatic, [&] {
     if (chosen == ConvolveMethod::fft)

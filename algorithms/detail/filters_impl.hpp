@@ -32,7 +32,7 @@ void median(ExecSpace const& space, ImageView<T const, typename ExecSpace::memor
             ImageView<T, typename ExecSpace::memory_space> const& out, int size, FilterParams const& params) {
   static_assert(std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value || std::is_same<T, float>::value,
                 "median takes 8-bit, 16-bit or float images");
-  GIGASEG_REQUIRE(size == 3 || size == 5, ErrorKind::usage, "--size", "the median's size must be 3 or 5, got " + std::to_string(size));
+  GIGASEG_REQUIRE(size == 3 || size == 5, ErrorKind::usage, "median(size)", "the median's size must be 3 or 5, got " + std::to_string(size));
   detail::require_same_size("median", in.width(), in.height(), out.width(), out.height());
   if (in.empty()) {
     (void)median_path<ExecSpace, T>(params);  // still validates a forced path
@@ -68,7 +68,7 @@ void gaussian(ExecSpace const& space, ImageView<std::uint8_t const, typename Exe
 template <class ExecSpace>
 void box_filter(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                 ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, int size) {
-  GIGASEG_REQUIRE(size >= 1 && size % 2 == 1 && size <= 63, ErrorKind::usage, "--size",
+  GIGASEG_REQUIRE(size >= 1 && size % 2 == 1 && size <= 63, ErrorKind::usage, "box_filter(size)",
                   "the box filter's size must be odd, 1..63, got " + std::to_string(size));
   detail::require_same_size("box_filter", in.width(), in.height(), out.width(), out.height());
   if (in.empty()) return;

@@ -45,9 +45,9 @@ void histogram(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
   static_assert(std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value ||
                     std::is_same<T, float>::value,
                 "binned histograms take 8-bit, 16-bit or float images");
-  GIGASEG_REQUIRE(range.bins >= 1 && range.bins <= (1 << 20), ErrorKind::usage, "--bins",
+  GIGASEG_REQUIRE(range.bins >= 1 && range.bins <= (1 << 20), ErrorKind::usage, "BinRange::bins",
                   "must be between 1 and 1048576");
-  GIGASEG_REQUIRE(range.hi > range.lo, ErrorKind::usage, "--range", "HI must be greater than LO");
+  GIGASEG_REQUIRE(range.hi > range.lo, ErrorKind::usage, "BinRange::hi", "HI must be greater than LO");
   detail::require_bins(counts.extent(0), range.bins);
   (void)histogram_path<ExecSpace>(params);  // validates a forced path
   // Binned histograms have only the portable path: for 16-bit and float data the bin arithmetic,

@@ -328,10 +328,10 @@ template <class ExecSpace>
 KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
                     ImageView<std::uint8_t, typename ExecSpace::memory_space> const& labels, KMeansParams const& params) {
   using Memory = typename ExecSpace::memory_space;
-  GIGASEG_REQUIRE(params.k >= 1 && params.k <= max_clusters, ErrorKind::usage, "--k",
+  GIGASEG_REQUIRE(params.k >= 1 && params.k <= max_clusters, ErrorKind::usage, "KMeansParams::k",
                   "must be between 1 and " + std::to_string(max_clusters));
-  GIGASEG_REQUIRE(params.iterations >= 1, ErrorKind::usage, "--iters", "must be at least 1");
-  GIGASEG_REQUIRE(params.attempts >= 1, ErrorKind::usage, "--attempts", "must be at least 1");
+  GIGASEG_REQUIRE(params.iterations >= 1, ErrorKind::usage, "KMeansParams::iterations", "must be at least 1");
+  GIGASEG_REQUIRE(params.attempts >= 1, ErrorKind::usage, "KMeansParams::attempts", "must be at least 1");
   GIGASEG_REQUIRE(image.width() == labels.width() && image.height() == labels.height(), ErrorKind::input, "kmeans",
                   "labels and image sizes differ");
   GIGASEG_REQUIRE(!image.empty(), ErrorKind::input, "kmeans", "empty image");

@@ -113,7 +113,7 @@ index_t label(ExecSpace const& space, ImageView<T const, typename ExecSpace::mem
   static_assert(std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value ||
                     std::is_same<T, std::uint32_t>::value,
                 "label() takes 8-, 16- or 32-bit unsigned images");
-  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "--connectivity",
+  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "LabelParams::connectivity",
                   "must be 4 or 8, not " + std::to_string(params.connectivity));
   GIGASEG_REQUIRE(image.width() == labels.width() && image.height() == labels.height(), ErrorKind::input, "label",
                   "labels and image sizes differ");

@@ -31,7 +31,7 @@ index_t background_markers_portable(ExecSpace const& space, ImageView<std::uint8
                            ImageView<Label, typename ExecSpace::memory_space> const& markers, float min_distance, Label label) {
   using Memory = typename ExecSpace::memory_space;
   require_same_size("background_markers", mask.width(), mask.height(), markers.width(), markers.height());
-  GIGASEG_REQUIRE(min_distance >= 0, ErrorKind::usage, "--background-distance", "must not be negative");
+  GIGASEG_REQUIRE(min_distance >= 0, ErrorKind::usage, "background_markers(min_distance)", "must not be negative");
   index_t const width = mask.width(), height = mask.height();
   index_t foreground = 0;
   Kokkos::parallel_reduce(
@@ -64,7 +64,7 @@ index_t background_markers_portable(ExecSpace const& space, ImageView<std::uint8
 template <class ExecSpace, class Unit = unit_for<ExecSpace>>
 index_t merge_small_regions_portable(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory_space> const& labels,
                             index_t count, index_t min_area) {
-  GIGASEG_REQUIRE(min_area >= 0, ErrorKind::usage, "--min-area", "must not be negative");
+  GIGASEG_REQUIRE(min_area >= 0, ErrorKind::usage, "merge_small_regions(min_area)", "must not be negative");
   index_t const width = labels.width(), height = labels.height();
   if (count == 0) return 0;
   ScratchArray<std::int64_t, ExecSpace> const area_memory(space, "gigaseg::merge::area", std::size_t(count + 1));
@@ -148,9 +148,9 @@ index_t distance_markers(ExecSpace const& space, ImageView<float const, typename
                          ImageView<Label, typename ExecSpace::memory_space> const& markers, MarkerParams const& params) {
   using Memory = typename ExecSpace::memory_space;
   detail::require_same_size("distance_markers", distance.width(), distance.height(), markers.width(), markers.height());
-  GIGASEG_REQUIRE(params.h > 0, ErrorKind::usage, "--h", "the h-maxima height must be positive");
-  GIGASEG_REQUIRE(params.min_separation >= 0, ErrorKind::usage, "--min-separation", "must not be negative");
-  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "--connectivity",
+  GIGASEG_REQUIRE(params.h > 0, ErrorKind::usage, "MarkerParams::h", "the h-maxima height must be positive");
+  GIGASEG_REQUIRE(params.min_separation >= 0, ErrorKind::usage, "MarkerParams::min_separation", "must not be negative");
+  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "MarkerParams::connectivity",
                   "connectivity must be 4 or 8");
   Path const path = markers_path<ExecSpace>(params.path);  // also validates a forced path
   index_t const width = distance.width(), height = distance.height();

@@ -76,7 +76,7 @@ Kokkos::pair<double, double> value_range(ExecSpace const& space,
 template <class ExecSpace, class T>
 double otsu_threshold(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& image,
                       int bins, HistogramParams const& params) {
-  GIGASEG_REQUIRE(bins >= 2, ErrorKind::usage, "--bins", "Otsu needs at least 2 bins");
+  GIGASEG_REQUIRE(bins >= 2, ErrorKind::usage, "otsu_threshold(bins)", "Otsu needs at least 2 bins");
   double threshold = 0;
   detail::dispatch<OtsuAlgorithm>(space, Path::automatic, [&] {
     auto const range = detail::value_range_portable(space, image);

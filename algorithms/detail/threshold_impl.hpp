@@ -27,7 +27,7 @@ void threshold_local_mean(ExecSpace const& space, ImageView<std::uint8_t const, 
                           ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out,
                           LocalMeanParams const& params) {
   detail::require_same_size("threshold", in.width(), in.height(), out.width(), out.height());
-  GIGASEG_REQUIRE(params.block >= 3 && params.block % 2 == 1, ErrorKind::usage, "--method mean",
+  GIGASEG_REQUIRE(params.block >= 3 && params.block % 2 == 1, ErrorKind::usage, "LocalMeanParams::block",
                   "block size must be odd and at least 3, got " + std::to_string(params.block));
   detail::dispatch<LocalMeanThresholdAlgorithm>(space, Path::automatic,
                                                 [&] { detail::threshold_local_mean_portable(space, in, out, params); });

@@ -29,7 +29,7 @@ void watershed(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
                ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask) {
   static_assert(std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value || std::is_same<T, float>::value,
                 "watershed takes 8-bit, 16-bit or float reliefs");
-  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "--connectivity",
+  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "WatershedParams::connectivity",
                   "connectivity must be 4 or 8, got " + std::to_string(params.connectivity));
   detail::require_same_size("watershed", relief.width(), relief.height(), markers.width(), markers.height());
   detail::require_same_size("watershed", relief.width(), relief.height(), out.width(), out.height());

@@ -25,7 +25,7 @@ std::uint8_t clamp8(int v) { return std::uint8_t(std::clamp(v, 0, 255)); }
 }  // namespace
 
 SyntheticTissue synthetic_tissue(SyntheticParams const& p) {
-  GIGASEG_REQUIRE(p.width > 0 && p.height > 0, ErrorKind::usage, "--size", "the image needs at least one pixel");
+  GIGASEG_REQUIRE(p.width > 0 && p.height > 0, ErrorKind::usage, "SyntheticParams::width", "the image needs at least one pixel");
   GIGASEG_REQUIRE(p.min_radius >= 1 && p.max_radius >= p.min_radius, ErrorKind::usage, "synthetic_tissue",
                   "radii must satisfy 1 <= min <= max");
   SyntheticTissue t{HostImage<std::uint8_t>("gigaseg::synthetic", p.width, p.height), {}};

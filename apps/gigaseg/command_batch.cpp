@@ -20,6 +20,7 @@
 // Progress on stderr: a bar redrawn in place (files done, rate, time left) when stderr is a
 // terminal, one plain line per image otherwise; --quiet silences it.
 #include "apps/gigaseg/label_output.hpp"
+#include "apps/gigaseg/option_names.hpp"
 #include "apps/gigaseg/pipeline_run.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
@@ -218,9 +219,13 @@ class Progress {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-// The reason in a summary row: gigaseg's errors name the file or option themselves.
+// The reason in a summary row: gigaseg's errors name the file, or the option that set the parameter.
 std::string reason_of(std::exception const& e) {
   if (dynamic_cast<std::bad_alloc const*>(&e)) return "out of host memory";
+  if (auto const* error = dynamic_cast<Error const*>(&e)) {
+    std::string const subject = option_for(error->subject());
+    return subject.empty() ? error->reason() : subject + ": " + error->reason();
+  }
   return e.what();
 }
 

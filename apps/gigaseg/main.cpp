@@ -2,6 +2,7 @@
 // Kokkos and the execution context, runs the command, and maps every failure to one line on stderr
 // and the exit codes of docs/cli.md: 0 ok, 1 other, 2 usage, 3 input, 4 resource.
 #include "apps/gigaseg/cli.hpp"
+#include "apps/gigaseg/option_names.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/gigaseg_config.hpp"
 
@@ -106,7 +107,7 @@ int main(int argc, char** argv) {
     }
     return code;
   } catch (Error const& e) {
-    return fail(std::string(to_string(e.kind())) + ": " + e.what(), e.exit_code());
+    return fail(cli::describe(e), e.exit_code());
   } catch (std::bad_alloc const&) {
     return fail("resource error: out of host memory", 4);
   } catch (std::exception const& e) {

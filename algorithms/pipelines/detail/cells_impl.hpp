@@ -25,8 +25,8 @@ CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, 
                           ImageView<Label, typename ExecSpace::memory_space> const& labels, CellsParams const& params) {
   using Memory = typename ExecSpace::memory_space;
   GIGASEG_REQUIRE(params.median_size <= 1 || params.median_size == 3 || params.median_size == 5, ErrorKind::usage,
-                  "--median", "the median size is 3 or 5 (0: none)");
-  GIGASEG_REQUIRE(params.open_size <= 1 || params.open_size % 2 == 1, ErrorKind::usage, "--open",
+                  "CellsParams::median_size", "the median size is 3 or 5 (0: none)");
+  GIGASEG_REQUIRE(params.open_size <= 1 || params.open_size % 2 == 1, ErrorKind::usage, "CellsParams::open_size",
                   "the opening size is odd (0: none)");
   detail::require_same_size("segment_cells", gray.width(), gray.height(), labels.width(), labels.height());
   index_t const width = gray.width(), height = gray.height();

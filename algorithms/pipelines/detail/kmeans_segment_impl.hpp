@@ -23,7 +23,7 @@ KMeansSegmentResult segment_kmeans(ExecSpace const& space, ImageView<Rgb8 const,
                                    KMeansSegmentParams const& params) {
   using Memory = typename ExecSpace::memory_space;
   int const k = params.kmeans.k;
-  GIGASEG_REQUIRE(params.object_class < k, ErrorKind::usage, "--class",
+  GIGASEG_REQUIRE(params.object_class < k, ErrorKind::usage, "KMeansSegmentParams::object_class",
                   "the object class must be below k = " + std::to_string(k));
   index_t const width = image.width(), height = image.height();
   KMeansSegmentResult result;

@@ -1,0 +1,52 @@
+#include "apps/gigaseg/option_names.hpp"
+
+#include <map>
+
+namespace gigaseg::cli {
+
+std::string option_for(std::string const& subject) {
+  static std::map<std::string, std::string> const options = {
+      {"LabelParams::connectivity", "--connectivity"},
+      {"WatershedParams::connectivity", "--connectivity"},
+      {"MarkerParams::connectivity", "--connectivity"},
+      {"MarkerParams::h", "--h"},
+      {"MarkerParams::min_separation", "--min-separation"},
+      {"background_markers(min_distance)", "--background-distance"},
+      {"merge_small_regions(min_area)", "--min-area"},
+      {"BinRange::bins", "--bins"},
+      {"BinRange::hi", "--range"},
+      {"otsu_threshold(bins)", "--bins"},
+      {"LocalMeanParams::block", "--method mean"},
+      {"median(size)", "--size"},
+      {"box_filter(size)", "--size"},
+      {"structuring_element(size)", "--size"},
+      {"GaussianParams::sigma", "--sigma"},
+      {"GaussianParams::ksize", "--ksize"},
+      {"convolve(method)", "--method"},
+      {"KMeansParams::k", "--k"},
+      {"KMeansParams::iterations", "--iters"},
+      {"KMeansParams::attempts", "--attempts"},
+      {"CellsParams::median_size", "--median"},
+      {"CellsParams::open_size", "--open"},
+      {"KMeansSegmentParams::object_class", "--class"},
+      {"SyntheticParams::width", "--size"},
+      {"RuntimeOptions::device", "--device"},
+      {"ContextOptions::backend", "--backend"},
+      {"ContextOptions::small_image_pixels", "--small-image-pixels"},
+  };
+  auto const found = options.find(subject);
+  if (found != options.end()) return found->second;
+  // Every algorithm's forced path ("label path", "median path", ...) is --path.
+  std::string const path_suffix = " path";
+  if (subject.size() > path_suffix.size() &&
+      subject.compare(subject.size() - path_suffix.size(), path_suffix.size(), path_suffix) == 0)
+    return "--path";
+  return subject;
+}
+
+std::string describe(Error const& error) {
+  std::string const subject = option_for(error.subject());
+  return std::string(to_string(error.kind())) + ": " + (subject.empty() ? "" : subject + ": ") + error.reason();
+}
+
+}  // namespace gigaseg::cli
