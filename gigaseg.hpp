@@ -31,3 +31,6 @@
 #include "gigaseg/algorithms/pipelines/kmeans_segment.hpp"
 #include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "gigaseg/algorithms/pipelines/synthetic.hpp"
+#include "gigaseg/engine/batch.hpp"
+#include "gigaseg/engine/on_backend.hpp"
+#include "gigaseg/engine/segment.hpp"

@@ -27,8 +27,8 @@ struct ConvertParams {
 namespace detail {
 inline void require_same_size(char const* what, index_t iw, index_t ih, index_t ow, index_t oh) {
   GIGASEG_REQUIRE(iw == ow && ih == oh, ErrorKind::input, what,
-                  "output is " + std::to_string(ow) + "x" + std::to_string(oh) + ", input " + std::to_string(iw) +
-                      "x" + std::to_string(ih));
+                  "output is " + std::to_string(ow) + "x" + std::to_string(oh) + ", input " + std::to_string(iw) + "x" +
+                      std::to_string(ih));
 }
 
 template <class U>
@@ -36,7 +36,7 @@ KOKKOS_INLINE_FUNCTION U saturate(double v) {
   if constexpr (std::is_floating_point<U>::value) {
     return U(v);
   } else {
-    double const r = ::rint(v);  // round half to even, like cvRound
+    double const r = ::rint(v);    // round half to even, like cvRound
     if (!(r >= 0.0)) return U(0);  // also NaN
     double const top = double(std::numeric_limits<U>::max());
     return r >= top ? std::numeric_limits<U>::max() : U(r);
@@ -71,8 +71,8 @@ void convert(ExecSpace const& space, ImageView<T const, typename ExecSpace::memo
 // for the kernels of other algorithms.
 // A non-const image, the same call.
 template <class ExecSpace, class T, class U, if_mutable<T> = 0>
-void convert(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& in, ImageView<U, typename ExecSpace::memory_space> const& out,
-             ConvertParams const& params = {}) {
+void convert(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& in,
+             ImageView<U, typename ExecSpace::memory_space> const& out, ConvertParams const& params = {}) {
   convert(space, ImageView<T const, typename ExecSpace::memory_space>(in), out, params);
 }
 

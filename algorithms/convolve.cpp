@@ -39,14 +39,15 @@ ConvolutionKernel read_kernel_text(std::string const& path) {
       row.push_back(v);
     }
     GIGASEG_REQUIRE(kernel.height == 0 || int(row.size()) == kernel.width, ErrorKind::input, path,
-                    "line " + std::to_string(line_number) + " has " + std::to_string(row.size()) + " numbers, the first row " +
-                        std::to_string(kernel.width));
+                    "line " + std::to_string(line_number) + " has " + std::to_string(row.size()) +
+                        " numbers, the first row " + std::to_string(kernel.width));
     kernel.width = int(row.size());
     ++kernel.height;
     kernel.weights.insert(kernel.weights.end(), row.begin(), row.end());
   }
   GIGASEG_REQUIRE(kernel.height > 0, ErrorKind::input, path, "the kernel file has no rows");
-  GIGASEG_REQUIRE(kernel.width <= 4096 && kernel.height <= 4096, ErrorKind::input, path, "kernel larger than 4096x4096");
+  GIGASEG_REQUIRE(kernel.width <= 4096 && kernel.height <= 4096, ErrorKind::input, path,
+                  "kernel larger than 4096x4096");
   return kernel;
 }
 

@@ -10,13 +10,16 @@ namespace gigaseg {
 int gaussian_ksize(GaussianParams const& params) {
   GIGASEG_REQUIRE(params.sigma > 0 && std::isfinite(params.sigma), ErrorKind::usage, "GaussianParams::sigma",
                   "sigma must be a positive number");
-  GIGASEG_REQUIRE(params.ksize == 0 || (params.ksize > 0 && params.ksize % 2 == 1 && params.ksize <= 63), ErrorKind::usage,
-                  "GaussianParams::ksize", "the kernel size must be odd, 1..63 (or 0 to derive it from sigma), got " + std::to_string(params.ksize));
+  GIGASEG_REQUIRE(
+      params.ksize == 0 || (params.ksize > 0 && params.ksize % 2 == 1 && params.ksize <= 63), ErrorKind::usage,
+      "GaussianParams::ksize",
+      "the kernel size must be odd, 1..63 (or 0 to derive it from sigma), got " + std::to_string(params.ksize));
   if (params.ksize > 0) return params.ksize;
   // cv::GaussianBlur for 8-bit images: cvRound(sigma * 3 * 2 + 1) | 1.
   long const k = std::lrint(params.sigma * 6.0 + 1.0) | 1;
-  GIGASEG_REQUIRE(k <= 63, ErrorKind::usage, "GaussianParams::sigma", "sigma " + std::to_string(params.sigma) +
-                                                            " needs a kernel wider than 63 (use convolve --method fft)");
+  GIGASEG_REQUIRE(
+      k <= 63, ErrorKind::usage, "GaussianParams::sigma",
+      "sigma " + std::to_string(params.sigma) + " needs a kernel wider than 63 (use convolve --method fft)");
   return int(k);
 }
 

@@ -59,8 +59,8 @@ void sobel_magnitude(ExecSpace const& space, ImageView<std::uint8_t const, typen
 
 // A non-const input image, the same call.
 template <class ExecSpace, class T, if_mutable<T> = 0>
-void median(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& in, ImageView<T, typename ExecSpace::memory_space> const& out, int size,
-            FilterParams const& params = {}) {
+void median(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& in,
+            ImageView<T, typename ExecSpace::memory_space> const& out, int size, FilterParams const& params = {}) {
   median(space, ImageView<T const, typename ExecSpace::memory_space>(in), out, size, params);
 }
 

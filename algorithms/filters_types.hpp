@@ -1,6 +1,6 @@
 #pragma once
-// The public types of algorithms/filters.hpp, in a header of their own so that the backends (backends/*/filters_*.hpp) can declare their tuned
-// specialisations without the implementation.
+// The public types of algorithms/filters.hpp, in a header of their own so that the backends (backends/*/filters_*.hpp)
+// can declare their tuned specialisations without the implementation.
 #include "gigaseg/algorithms/path.hpp"
 
 namespace gigaseg {
@@ -26,8 +26,8 @@ struct FilterParams {
 };
 
 struct GaussianParams {
-  double sigma = 1.0;  // > 0
-  int ksize = 0;       // odd; 0 = as cv::GaussianBlur chooses for 8-bit images: round(6 sigma + 1) | 1
+  double sigma = 1.0;           // > 0
+  int ksize = 0;                // odd; 0 = as cv::GaussianBlur chooses for 8-bit images: round(6 sigma + 1) | 1
   Path path = Path::automatic;  // tuned: integer passes on OpenMP
 };
 

@@ -32,8 +32,9 @@ void histogram(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
 
 // A non-const image, the same call.
 template <class ExecSpace, class T, if_mutable<T> = 0>
-void histogram(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& image, Counts<typename ExecSpace::memory_space> const& counts,
-               BinRange const& range, HistogramParams const& params = {}) {
+void histogram(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& image,
+               Counts<typename ExecSpace::memory_space> const& counts, BinRange const& range,
+               HistogramParams const& params = {}) {
   histogram(space, ImageView<T const, typename ExecSpace::memory_space>(image), counts, range, params);
 }
 

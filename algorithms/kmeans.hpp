@@ -30,7 +30,8 @@ namespace gigaseg {
 // iterations run on `space` without a host round trip.
 template <class ExecSpace>
 KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
-                    ImageView<std::uint8_t, typename ExecSpace::memory_space> const& labels, KMeansParams const& params);
+                    ImageView<std::uint8_t, typename ExecSpace::memory_space> const& labels,
+                    KMeansParams const& params);
 
 // The pass kmeans() takes on ExecSpace for a requested path.
 template <class ExecSpace>

@@ -19,8 +19,8 @@ constexpr int max_clusters = 64;
 
 struct KMeansParams {
   int k = 8;
-  int iterations = 10;          // at most this many update steps
-  double tolerance = 0.0;       // stop when no centre moves by more than this (feature units)
+  int iterations = 10;     // at most this many update steps
+  double tolerance = 0.0;  // stop when no centre moves by more than this (feature units)
   std::uint64_t seed = 0;
   FeatureSpace space = FeatureSpace::rgb;
   int attempts = 1;             // whole runs from different seeds; the least inertia wins (cv::kmeans' attempts)
@@ -29,11 +29,11 @@ struct KMeansParams {
 };
 
 struct KMeansResult {
-  int channels = 3;                              // 1 for gray
-  std::vector<std::array<double, 3>> centres;    // in label order (ascending luminance)
-  int iterations = 0;                            // update steps run
-  double inertia = 0;                            // sum of squared feature distances to the centres
-  int attempt = 0;                               // the attempt that won (0-based)
+  int channels = 3;                            // 1 for gray
+  std::vector<std::array<double, 3>> centres;  // in label order (ascending luminance)
+  int iterations = 0;                          // update steps run
+  double inertia = 0;                          // sum of squared feature distances to the centres
+  int attempt = 0;                             // the attempt that won (0-based)
 };
 
 }  // namespace gigaseg

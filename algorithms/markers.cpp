@@ -81,7 +81,8 @@ std::vector<Label> merge_plan(std::vector<index_t> const& area, std::vector<inde
   std::vector<Label> order;
   for (std::size_t l = 1; l <= count; ++l)
     if (area[l] > 0 && area[l] < min_area) order.push_back(Label(l));
-  std::sort(order.begin(), order.end(), [&](Label a, Label b) { return area[a] != area[b] ? area[a] < area[b] : a < b; });
+  std::sort(order.begin(), order.end(),
+            [&](Label a, Label b) { return area[a] != area[b] ? area[a] < area[b] : a < b; });
   for (Label small : order) {
     Label const root = find(small);
     if (removed[root] || merged_area[root] >= min_area) continue;  // grown by earlier merges

@@ -35,15 +35,19 @@ namespace gigaseg {
 // markers(y, x) = 1..M on the markers, 0 elsewhere; returns M. `distance` >= 0, 0 = background.
 // Fences `space`.
 template <class ExecSpace>
-index_t distance_markers(ExecSpace const& space, ImageView<float const, typename ExecSpace::memory_space> const& distance,
-                         ImageView<Label, typename ExecSpace::memory_space> const& markers, MarkerParams const& params = {});
+index_t distance_markers(ExecSpace const& space,
+                         ImageView<float const, typename ExecSpace::memory_space> const& distance,
+                         ImageView<Label, typename ExecSpace::memory_space> const& markers,
+                         MarkerParams const& params = {});
 
 // markers(y, x) = label where mask(y, x) == 0 and the distance to the nearest mask pixel != 0 is at
 // least min_distance; other pixels are left as they are. Returns how many pixels were marked (0
 // when the mask is empty: no distance is then defined, nothing is marked). Fences `space`.
 template <class ExecSpace>
-index_t background_markers(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask,
-                           ImageView<Label, typename ExecSpace::memory_space> const& markers, float min_distance, Label label);
+index_t background_markers(ExecSpace const& space,
+                           ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask,
+                           ImageView<Label, typename ExecSpace::memory_space> const& markers, float min_distance,
+                           Label label);
 
 // Merges the regions 1..count of `labels` smaller than min_area (above) in place; returns the new
 // count. Fences `space`.
@@ -66,7 +70,7 @@ namespace detail {
 struct MarkerSummary {
   double sum_x = 0, sum_y = 0;
   index_t area = 0;
-  float height = 0;   // reconstructed height of the marker's plateau
+  float height = 0;     // reconstructed height of the marker's plateau
   Label component = 0;  // foreground component
 };
 // new_id[l] for markers l = 1..M (index 0 unused): 0 when dropped, else 1..kept in label order.

@@ -20,9 +20,9 @@ struct MergeRegionsAlgorithm {
 };
 
 struct MarkerParams {
-  float h = 1.0f;              // h-maxima height, in distance units (pixels); > 0
-  float min_separation = 0.f;  // pixels; 0 keeps every h-maximum
-  int connectivity = 8;        // of the foreground, the plateaus and the markers
+  float h = 1.0f;               // h-maxima height, in distance units (pixels); > 0
+  float min_separation = 0.f;   // pixels; 0 keeps every h-maximum
+  int connectivity = 8;         // of the foreground, the plateaus and the markers
   Path path = Path::automatic;  // the two propagations: tuned (OpenMP: sequential O(N)) or portable
 };
 

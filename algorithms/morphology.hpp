@@ -1,8 +1,8 @@
 #pragma once
 // Grey-level morphology of 8-bit images: erode, dilate, open, close, gradient with rectangle,
-// cross and ellipse structuring elements of any odd size, identical to cv::morphologyEx with cv::getStructuringElement(shape, {K, K}) and OpenCV's default border
-// (pixels outside the image take no part: the minimum and maximum run over the element's pixels
-// inside the image).
+// cross and ellipse structuring elements of any odd size, identical to cv::morphologyEx with
+// cv::getStructuringElement(shape, {K, K}) and OpenCV's default border (pixels outside the image take no part: the
+// minimum and maximum run over the element's pixels inside the image).
 //
 // Implementation (detail/morphology_portable.hpp): the element is a list of row spans, applied in
 // one tiled team-scratch pass; a rectangle is separable (a row pass, then a column pass), and wide

@@ -53,7 +53,8 @@ double otsu_threshold(ExecSpace const& space, ImageView<T, typename ExecSpace::m
   return otsu_threshold(space, ImageView<T const, typename ExecSpace::memory_space>(image), bins, params);
 }
 template <class ExecSpace, class T, if_mutable<T> = 0>
-Kokkos::pair<double, double> value_range(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& image) {
+Kokkos::pair<double, double> value_range(ExecSpace const& space,
+                                         ImageView<T, typename ExecSpace::memory_space> const& image) {
   return value_range(space, ImageView<T const, typename ExecSpace::memory_space>(image));
 }
 

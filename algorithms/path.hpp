@@ -40,15 +40,15 @@ struct Tuned;
 
 // Declares, inside namespace gigaseg, that SPACE has a tuned ALGORITHM whose entry points are the
 // overloads FUNCTION(space, ...) -> bool (false: declined, take the portable path).
-#define GIGASEG_DECLARE_TUNED(ALGORITHM, SPACE, FUNCTION)              \
-  template <>                                                          \
-  struct TunedAvailable<ALGORITHM, SPACE> : std::true_type {};         \
-  template <>                                                          \
-  struct Tuned<ALGORITHM, SPACE> {                                     \
-    template <class... Args>                                           \
-    static bool run(SPACE const& space, Args&&... args) {              \
-      return FUNCTION(space, std::forward<Args>(args)...);             \
-    }                                                                  \
+#define GIGASEG_DECLARE_TUNED(ALGORITHM, SPACE, FUNCTION)      \
+  template <>                                                  \
+  struct TunedAvailable<ALGORITHM, SPACE> : std::true_type {}; \
+  template <>                                                  \
+  struct Tuned<ALGORITHM, SPACE> {                             \
+    template <class... Args>                                   \
+    static bool run(SPACE const& space, Args&&... args) {      \
+      return FUNCTION(space, std::forward<Args>(args)...);     \
+    }                                                          \
   }
 
 // Resolves `requested` for an algorithm whose tuned path exists on this execution space iff

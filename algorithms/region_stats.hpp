@@ -53,8 +53,10 @@ Path region_stats_path(Path requested);
 // space and 8- and 16-bit intensities (backends/instantiate/region_stats.cpp).
 // A non-const intensity image, the same call.
 template <class ExecSpace, class T, if_mutable<T> = 0>
-std::vector<RegionStats> region_stats(ExecSpace const& space, ImageView<Label const, typename ExecSpace::memory_space> const& labels,
-                                      index_t components, ImageView<T, typename ExecSpace::memory_space> const& intensity,
+std::vector<RegionStats> region_stats(ExecSpace const& space,
+                                      ImageView<Label const, typename ExecSpace::memory_space> const& labels,
+                                      index_t components,
+                                      ImageView<T, typename ExecSpace::memory_space> const& intensity,
                                       Path path = Path::automatic) {
   return region_stats(space, labels, components, ImageView<T const, typename ExecSpace::memory_space>(intensity), path);
 }

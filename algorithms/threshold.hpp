@@ -27,12 +27,13 @@ void threshold(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
                ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, double level);
 
 struct LocalMeanParams {
-  int block = 11;    // odd window side B >= 3
-  double c = 2.0;    // the constant subtracted from the mean
+  int block = 11;  // odd window side B >= 3
+  double c = 2.0;  // the constant subtracted from the mean
 };
 
 template <class ExecSpace>
-void threshold_local_mean(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
+void threshold_local_mean(ExecSpace const& space,
+                          ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                           ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out,
                           LocalMeanParams const& params);
 
@@ -40,8 +41,8 @@ void threshold_local_mean(ExecSpace const& space, ImageView<std::uint8_t const, 
 // threshold() for 8-, 16- and 32-bit unsigned and float images (backends/instantiate/threshold.cpp).
 // A non-const image, the same call.
 template <class ExecSpace, class T, if_mutable<T> = 0>
-void threshold(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& in, ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out,
-               double level) {
+void threshold(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& in,
+               ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, double level) {
   threshold(space, ImageView<T const, typename ExecSpace::memory_space>(in), out, level);
 }
 

@@ -29,12 +29,14 @@ struct LaterLeaves {
 }  // namespace
 
 template <class T>
-void watershed_flood(ImageView<T const, Kokkos::HostSpace> const& relief, ImageView<Label const, Kokkos::HostSpace> const& markers,
+void watershed_flood(ImageView<T const, Kokkos::HostSpace> const& relief,
+                     ImageView<Label const, Kokkos::HostSpace> const& markers,
                      ImageView<Label, Kokkos::HostSpace> const& out, WatershedParams const& params,
                      ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask) {
-  GIGASEG_REQUIRE(relief.width() < (index_t(1) << 32) && relief.height() < (index_t(1) << 32), ErrorKind::usage, "watershed",
-                  "sides up to 2^32 - 1 pixels");
-  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "WatershedParams::connectivity",
+  GIGASEG_REQUIRE(relief.width() < (index_t(1) << 32) && relief.height() < (index_t(1) << 32), ErrorKind::usage,
+                  "watershed", "sides up to 2^32 - 1 pixels");
+  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage,
+                  "WatershedParams::connectivity",
                   "connectivity must be 4 or 8, got " + std::to_string(params.connectivity));
   index_t const width = relief.width(), height = relief.height();
   detail::require_same_size("watershed", width, height, markers.width(), markers.height());
@@ -112,9 +114,10 @@ void watershed_flood(ImageView<T const, Kokkos::HostSpace> const& relief, ImageV
   }
 }
 
-#define GIGASEG_WATERSHED_FLOOD(T)                                                                                       \
-  template void watershed_flood<T>(ImageView<T const, Kokkos::HostSpace> const&, ImageView<Label const, Kokkos::HostSpace> const&, \
-                                   ImageView<Label, Kokkos::HostSpace> const&, WatershedParams const&,                      \
+#define GIGASEG_WATERSHED_FLOOD(T)                                                                     \
+  template void watershed_flood<T>(ImageView<T const, Kokkos::HostSpace> const&,                       \
+                                   ImageView<Label const, Kokkos::HostSpace> const&,                   \
+                                   ImageView<Label, Kokkos::HostSpace> const&, WatershedParams const&, \
                                    ImageView<std::uint8_t const, Kokkos::HostSpace> const&);
 GIGASEG_WATERSHED_FLOOD(std::uint8_t)
 GIGASEG_WATERSHED_FLOOD(std::uint16_t)

@@ -31,7 +31,8 @@ namespace gigaseg {
 // `mask` (an empty mask = everywhere). T: std::uint8_t, std::uint16_t, float (no NaN). Defined in
 // algorithms/watershed.cpp.
 template <class T>
-void watershed_flood(ImageView<T const, Kokkos::HostSpace> const& relief, ImageView<Label const, Kokkos::HostSpace> const& markers,
+void watershed_flood(ImageView<T const, Kokkos::HostSpace> const& relief,
+                     ImageView<Label const, Kokkos::HostSpace> const& markers,
                      ImageView<Label, Kokkos::HostSpace> const& out, WatershedParams const& params = {},
                      ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask = {});
 
@@ -56,7 +57,8 @@ Path watershed_path(Path requested);
 // for every enabled execution space and the relief types above (backends/instantiate/watershed.cpp).
 // A non-const relief, the same call.
 template <class ExecSpace, class T, if_mutable<T> = 0>
-void watershed(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& relief, ImageView<Label const, typename ExecSpace::memory_space> const& markers,
+void watershed(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_space> const& relief,
+               ImageView<Label const, typename ExecSpace::memory_space> const& markers,
                ImageView<Label, typename ExecSpace::memory_space> const& out, WatershedParams const& params = {},
                ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask = {}) {
   watershed(space, ImageView<T const, typename ExecSpace::memory_space>(relief), markers, out, params, mask);

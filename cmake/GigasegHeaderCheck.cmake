@@ -1,10 +1,11 @@
-# Header self-containment: one translation unit per header of core/, algorithms/ and backends/,
+# Header self-containment: one translation unit per header of core/, algorithms/, backends/ and engine/,
 # each including only that header, compiled into an object library. A header that leans on an
 # include its users happened to make first fails here. CUDA device-code headers (.cuh) are checked
 # by the CUDA build that compiles them, and core/cuda/ only where the build has CUDA.
 function(gigaseg_add_header_check target)
   file(GLOB_RECURSE _headers RELATIVE ${PROJECT_SOURCE_DIR}
-       ${PROJECT_SOURCE_DIR}/core/*.hpp ${PROJECT_SOURCE_DIR}/algorithms/*.hpp ${PROJECT_SOURCE_DIR}/backends/*.hpp)
+       ${PROJECT_SOURCE_DIR}/core/*.hpp ${PROJECT_SOURCE_DIR}/algorithms/*.hpp ${PROJECT_SOURCE_DIR}/backends/*.hpp
+       ${PROJECT_SOURCE_DIR}/engine/*.hpp)
   if(NOT Kokkos_ENABLE_CUDA)
     list(FILTER _headers EXCLUDE REGEX "^core/cuda/")  # the CUDA platform needs the CUDA runtime's headers
   endif()

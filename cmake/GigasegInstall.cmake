@@ -6,12 +6,12 @@ install(TARGETS gigaseg EXPORT gigasegTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# Public headers only: the umbrella gigaseg.hpp, core/, the algorithms' public headers and
-# algorithms/pipelines/, and whatever those include (found by following their #include lines), so
+# Public headers only: the umbrella gigaseg.hpp, core/, the algorithms' public headers,
+# algorithms/pipelines/ and engine/, and whatever those include (found by following their #include lines), so
 # the algorithms' implementations in detail/ and the backends stay inside the library.
 set(_pending gigaseg.hpp)
 file(GLOB _public RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/algorithms/*.hpp
-     ${PROJECT_SOURCE_DIR}/algorithms/pipelines/*.hpp)
+     ${PROJECT_SOURCE_DIR}/algorithms/pipelines/*.hpp ${PROJECT_SOURCE_DIR}/engine/*.hpp)
 file(GLOB_RECURSE _core RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/core/*.hpp)
 list(APPEND _pending ${_public} ${_core})
 set(_installed)

@@ -25,8 +25,7 @@ Backend parse_backend(std::string const& text, std::string const& option) {
   if (text == "cuda") return Backend::cuda;
   if (text == "openmp") return Backend::openmp;
   if (text == "serial") return Backend::serial;
-  GIGASEG_THROW(ErrorKind::usage, option,
-                "unknown backend '" + text + "' (expected auto, cuda, openmp or serial)");
+  GIGASEG_THROW(ErrorKind::usage, option, "unknown backend '" + text + "' (expected auto, cuda, openmp or serial)");
 }
 
 char const* to_string(OpFamily family) noexcept {
@@ -65,11 +64,11 @@ index_t default_small_image_pixels(OpFamily family) noexcept {
 }
 
 void parse_small_image_pixels(std::string const& text, ContextOptions& options) {
-  std::string const option = "--small-image-pixels";
+  std::string const option = "ContextOptions::small_image_pixels";
   auto number = [&](std::string const& digits) {
-    GIGASEG_REQUIRE(!digits.empty() && digits.size() <= 18 &&
-                        digits.find_first_not_of("0123456789") == std::string::npos,
-                    ErrorKind::usage, option, "'" + digits + "' is not a pixel count (a non-negative integer)");
+    GIGASEG_REQUIRE(
+        !digits.empty() && digits.size() <= 18 && digits.find_first_not_of("0123456789") == std::string::npos,
+        ErrorKind::usage, option, "'" + digits + "' is not a pixel count (a non-negative integer)");
     return index_t(std::stoll(digits));
   };
   if (text.find('=') == std::string::npos) {
@@ -118,8 +117,7 @@ ExecutionContext::ExecutionContext(ContextOptions options) : options_(options) {
   for (auto& pixels : options_.small_image_pixels)
     GIGASEG_REQUIRE(pixels >= -1, ErrorKind::usage, "ContextOptions::small_image_pixels", "must not be negative");
   GIGASEG_REQUIRE(backend_available(options.backend), ErrorKind::usage, "ContextOptions::backend",
-                  std::string("backend '") + to_string(options.backend) +
-                      "' is not compiled into this gigaseg");
+                  std::string("backend '") + to_string(options.backend) + "' is not compiled into this gigaseg");
 #ifdef KOKKOS_ENABLE_CUDA
   device_ = cuda::make_stream_instance(owned_stream_);
 #endif

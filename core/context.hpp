@@ -17,7 +17,7 @@ enum class Backend { automatic, cuda, openmp, serial };
 
 char const* to_string(Backend backend) noexcept;
 // Parses "auto|cuda|openmp|serial"; throws Error(usage) naming `option` otherwise.
-Backend parse_backend(std::string const& text, std::string const& option = "--backend");
+Backend parse_backend(std::string const& text, std::string const& option = "ContextOptions::backend");
 
 // Operation families, each with its own small-image threshold: below it the GPU loses to its
 // launch and copy costs and `auto` sends the image to the host backend.
@@ -47,8 +47,8 @@ struct ContextOptions {
   void set_small_image_pixels(index_t pixels) { small_image_pixels.fill(pixels); }
 };
 
-// Parses --small-image-pixels: "N" (every family) or "family=N[,family=N...]" (those families),
-// applied to `options`. Throws Error(usage) naming the option.
+// Parses a threshold setting, "N" (every family) or "family=N[,family=N...]" (those families),
+// into `options`. Throws Error(usage) naming ContextOptions::small_image_pixels.
 void parse_small_image_pixels(std::string const& text, ContextOptions& options);
 
 // True when `backend` is compiled in and (for CUDA) a device is present.

@@ -9,8 +9,7 @@ std::string compose(std::string const& subject, std::string const& reason) {
 }
 }  // namespace
 
-Error::Error(ErrorKind kind, std::string subject, std::string reason, char const* source_file,
-             int source_line)
+Error::Error(ErrorKind kind, std::string subject, std::string reason, char const* source_file, int source_line)
     : std::runtime_error(compose(subject, reason)),
       kind_(kind),
       subject_(std::move(subject)),

@@ -9,16 +9,15 @@ namespace gigaseg {
 
 enum class ErrorKind {
   internal = 1,  // a bug or an unexpected library failure
-  usage    = 2,  // bad option, missing or malformed argument
-  input    = 3,  // file missing, unreadable, corrupt, unsupported pixel type, size mismatch
+  usage = 2,     // bad option, missing or malformed argument
+  input = 3,     // file missing, unreadable, corrupt, unsupported pixel type, size mismatch
   resource = 4,  // out of memory, no device
 };
 
 class Error : public std::runtime_error {
  public:
   // subject: the file, option or argument concerned (may be empty); reason: what is wrong with it.
-  Error(ErrorKind kind, std::string subject, std::string reason, char const* source_file = "",
-        int source_line = 0);
+  Error(ErrorKind kind, std::string subject, std::string reason, char const* source_file = "", int source_line = 0);
 
   ErrorKind kind() const noexcept { return kind_; }
   std::string const& subject() const noexcept { return subject_; }
@@ -40,11 +39,10 @@ char const* to_string(ErrorKind kind) noexcept;
 
 }  // namespace gigaseg
 
-#define GIGASEG_THROW(kind, subject, reason) \
-  throw ::gigaseg::Error((kind), (subject), (reason), __FILE__, __LINE__)
+#define GIGASEG_THROW(kind, subject, reason) throw ::gigaseg::Error((kind), (subject), (reason), __FILE__, __LINE__)
 
 // Precondition on user input: throws an input/usage error naming the subject.
-#define GIGASEG_REQUIRE(condition, kind, subject, reason) \
-  do {                                                   \
+#define GIGASEG_REQUIRE(condition, kind, subject, reason)   \
+  do {                                                      \
     if (!(condition)) GIGASEG_THROW(kind, subject, reason); \
   } while (false)

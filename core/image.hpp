@@ -50,8 +50,7 @@ class ImageView {
     GIGASEG_REQUIRE(width >= 0 && height >= 0, ErrorKind::usage, label,
                     "negative image size " + std::to_string(width) + "x" + std::to_string(height));
     index_t const pitch = aligned_pitch(width, index_t(sizeof(T)));
-    GIGASEG_REQUIRE(height == 0 || pitch <= (std::numeric_limits<index_t>::max() -
-                                             row_alignment_bytes) / height,
+    GIGASEG_REQUIRE(height == 0 || pitch <= (std::numeric_limits<index_t>::max() - row_alignment_bytes) / height,
                     ErrorKind::resource, label,
                     "image of " + std::to_string(width) + "x" + std::to_string(height) +
                         " pixels does not fit in a 64-bit address space");
@@ -59,8 +58,7 @@ class ImageView {
     // spaces that allocate with less alignment (Kokkos's HostSpace aligns to 64 bytes).
     index_t const bytes = pitch * height + row_alignment_bytes;
     try {
-      storage_ = storage_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
-                              static_cast<std::size_t>(bytes));
+      storage_ = storage_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), static_cast<std::size_t>(bytes));
     } catch (std::bad_alloc const&) {
       throw_out_of_memory(label, bytes);
     } catch (std::runtime_error const& e) {  // Kokkos 3.x reports some failures this way
@@ -77,10 +75,9 @@ class ImageView {
   // A view over memory the caller owns (e.g. a buffer from another library). No ownership is
   // taken; pitch_bytes must be at least width * sizeof(T).
   static ImageView wrap(T* data, index_t width, index_t height, index_t pitch_bytes) {
-    GIGASEG_REQUIRE(width >= 0 && height >= 0 && pitch_bytes >= width * index_t(sizeof(T)),
-                    ErrorKind::usage, "ImageView::wrap",
-                    "pitch " + std::to_string(pitch_bytes) + " is smaller than a row of " +
-                        std::to_string(width) + " pixels");
+    GIGASEG_REQUIRE(
+        width >= 0 && height >= 0 && pitch_bytes >= width * index_t(sizeof(T)), ErrorKind::usage, "ImageView::wrap",
+        "pitch " + std::to_string(pitch_bytes) + " is smaller than a row of " + std::to_string(width) + " pixels");
     ImageView view;
     auto* bytes = reinterpret_cast<unsigned char*>(const_cast<non_const_value_type*>(data));
     view.storage_ = storage_type(bytes, static_cast<std::size_t>(pitch_bytes * height));
@@ -108,9 +105,7 @@ class ImageView {
   KOKKOS_INLINE_FUNCTION index_t offset_bytes() const noexcept { return offset_; }
   KOKKOS_INLINE_FUNCTION bool empty() const noexcept { return width_ == 0 || height_ == 0; }
   // Rows stored back to back with no gap at all.
-  KOKKOS_INLINE_FUNCTION bool contiguous() const noexcept {
-    return pitch_ == width_ * index_t(sizeof(T));
-  }
+  KOKKOS_INLINE_FUNCTION bool contiguous() const noexcept { return pitch_ == width_ * index_t(sizeof(T)); }
   // True when the bytes between the end of one row and the start of the next belong to no
   // pixel (an allocated image); false for a roi, whose gaps are its parent's pixels. Transfers use
   // this to copy the whole span in one go.
@@ -124,12 +119,10 @@ class ImageView {
 
   // The x0..x0+w-1, y0..y0+h-1 region of this image, sharing its storage and pitch.
   ImageView roi(index_t x0, index_t y0, index_t w, index_t h) const {
-    GIGASEG_REQUIRE(x0 >= 0 && y0 >= 0 && w >= 0 && h >= 0 && x0 + w <= width_ &&
-                        y0 + h <= height_,
-                    ErrorKind::usage, "roi",
-                    "region " + std::to_string(w) + "x" + std::to_string(h) + "+" +
-                        std::to_string(x0) + "+" + std::to_string(y0) + " is outside the " +
-                        std::to_string(width_) + "x" + std::to_string(height_) + " image");
+    GIGASEG_REQUIRE(
+        x0 >= 0 && y0 >= 0 && w >= 0 && h >= 0 && x0 + w <= width_ && y0 + h <= height_, ErrorKind::usage, "roi",
+        "region " + std::to_string(w) + "x" + std::to_string(h) + "+" + std::to_string(x0) + "+" + std::to_string(y0) +
+            " is outside the " + std::to_string(width_) + "x" + std::to_string(height_) + " image");
     ImageView sub = *this;
     sub.offset_ = offset_ + y0 * pitch_ + x0 * index_t(sizeof(T));
     sub.width_ = w;
@@ -145,14 +138,13 @@ class ImageView {
   template <class, class>
   friend class ImageView;
   template <class U, class DstSpace, class SrcSpace>
-  friend ImageView<U, DstSpace> make_mirror_layout(std::string const&,
-                                                   ImageView<U const, SrcSpace> const&);
+  friend ImageView<U, DstSpace> make_mirror_layout(std::string const&, ImageView<U const, SrcSpace> const&);
 
   [[noreturn]] static void throw_out_of_memory(std::string const& label, index_t bytes,
                                                std::string const& detail = {}) {
     GIGASEG_THROW(ErrorKind::resource, label,
-                  "out of memory allocating " + std::to_string(bytes >> 20) + " MiB in " +
-                      MemorySpace::name() + (detail.empty() ? "" : " (" + detail + ")"));
+                  "out of memory allocating " + std::to_string(bytes >> 20) + " MiB in " + MemorySpace::name() +
+                      (detail.empty() ? "" : " (" + detail + ")"));
   }
 
   storage_type storage_;
@@ -166,12 +158,10 @@ class ImageView {
 // An image in `DstSpace` whose bytes are laid out exactly as `like`'s (same pitch, same offset of
 // the first pixel), so that one contiguous copy moves it. Used to stage transfers.
 template <class T, class DstSpace, class SrcSpace>
-ImageView<T, DstSpace> make_mirror_layout(std::string const& label,
-                                          ImageView<T const, SrcSpace> const& like) {
+ImageView<T, DstSpace> make_mirror_layout(std::string const& label, ImageView<T const, SrcSpace> const& like) {
   ImageView<T, DstSpace> mirror;
-  index_t const span = like.height() == 0 ? 0
-                                          : (like.height() - 1) * like.pitch_bytes() +
-                                                like.width() * index_t(sizeof(T));
+  index_t const span =
+      like.height() == 0 ? 0 : (like.height() - 1) * like.pitch_bytes() + like.width() * index_t(sizeof(T));
   try {
     mirror.storage_ = typename ImageView<T, DstSpace>::storage_type(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, label), static_cast<std::size_t>(span));

@@ -33,8 +33,7 @@ ImageView<T, typename Kokkos::View<T**, Properties...>::memory_space> as_image(
                   "the view's columns are " + std::to_string(view.stride(1)) +
                       " elements apart; an image needs adjacent pixels in a row (stride 1)");
   index_t const row_stride = height <= 1 ? width : index_t(view.stride(0));
-  return ImageView<T, typename View::memory_space>::wrap(view.data(), width, height,
-                                                        row_stride * index_t(sizeof(T)));
+  return ImageView<T, typename View::memory_space>::wrap(view.data(), width, height, row_stride * index_t(sizeof(T)));
 }
 
 template <class T, class MemorySpace>

@@ -10,9 +10,7 @@ namespace gigaseg {
 // Three interleaved 8-bit channels, R first (as PNG, TIFF and PPM store them).
 struct Rgb8 {
   std::uint8_t r, g, b;
-  KOKKOS_INLINE_FUNCTION friend bool operator==(Rgb8 a, Rgb8 b) {
-    return a.r == b.r && a.g == b.g && a.b == b.b;
-  }
+  KOKKOS_INLINE_FUNCTION friend bool operator==(Rgb8 a, Rgb8 b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
   KOKKOS_INLINE_FUNCTION friend bool operator!=(Rgb8 a, Rgb8 b) { return !(a == b); }
 };
 static_assert(sizeof(Rgb8) == 3 && alignof(Rgb8) == 1, "Rgb8 must be three packed bytes");

@@ -27,8 +27,7 @@ Runtime::Runtime(RuntimeOptions options) {
                   "this gigaseg was built for CUDA but no usable GPU is visible "
                   "(use a host build for CPU-only machines)");
   GIGASEG_REQUIRE(options.device < count, ErrorKind::usage, "RuntimeOptions::device",
-                  "GPU " + std::to_string(options.device) + " does not exist (" +
-                      std::to_string(count) + " visible)");
+                  "GPU " + std::to_string(options.device) + " does not exist (" + std::to_string(count) + " visible)");
 #endif
 #if KOKKOS_VERSION >= 30700
   // InitializationSettings replaced InitArguments in Kokkos 3.7; InitArguments went in 4.x.
@@ -67,9 +66,8 @@ Runtime::~Runtime() {
 BuildInfo build_info() {
   BuildInfo info;
   info.gigaseg_version = GIGASEG_VERSION_STRING;
-  info.kokkos_version = std::to_string(KOKKOS_VERSION / 10000) + "." +
-                        std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
-                        (KOKKOS_VERSION % 100 < 10 ? "0" : "") + std::to_string(KOKKOS_VERSION % 100);
+  info.kokkos_version = std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) +
+                        "." + (KOKKOS_VERSION % 100 < 10 ? "0" : "") + std::to_string(KOKKOS_VERSION % 100);
 #ifdef KOKKOS_ENABLE_CUDA
   info.backends.push_back("cuda");
 #endif

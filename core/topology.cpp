@@ -35,8 +35,8 @@ GpuLocality locate(hwloc_topology_t topology, std::string const& bus_id) {
     gpu.near_cpus = text;
     std::free(text);
   }
-  hwloc_obj_t numa = hwloc_get_next_obj_covering_cpuset_by_type(topology, ancestor->cpuset,
-                                                                HWLOC_OBJ_NUMANODE, nullptr);
+  hwloc_obj_t numa =
+      hwloc_get_next_obj_covering_cpuset_by_type(topology, ancestor->cpuset, HWLOC_OBJ_NUMANODE, nullptr);
   if (numa == nullptr && ancestor->memory_first_child != nullptr) numa = ancestor->memory_first_child;
   if (numa != nullptr) gpu.numa_node = static_cast<int>(numa->os_index);
   return gpu;
@@ -46,18 +46,16 @@ GpuLocality locate(hwloc_topology_t topology, std::string const& bus_id) {
 
 HostTopology query_topology(std::vector<std::string> const& gpu_pci_bus_ids) {
   hwloc_topology_t raw = nullptr;
-  if (hwloc_topology_init(&raw) != 0)
-    GIGASEG_THROW(ErrorKind::internal, "hwloc", "hwloc_topology_init failed");
+  if (hwloc_topology_init(&raw) != 0) GIGASEG_THROW(ErrorKind::internal, "hwloc", "hwloc_topology_init failed");
   TopologyHandle topology(raw);
   if (!gpu_pci_bus_ids.empty())  // PCI discovery is slow-ish; only when GPUs need locating
     hwloc_topology_set_type_filter(raw, HWLOC_OBJ_PCI_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL);
-  if (hwloc_topology_load(raw) != 0)
-    GIGASEG_THROW(ErrorKind::internal, "hwloc", "hwloc_topology_load failed");
+  if (hwloc_topology_load(raw) != 0) GIGASEG_THROW(ErrorKind::internal, "hwloc", "hwloc_topology_load failed");
 
   HostTopology info;
   unsigned const version = hwloc_get_api_version();
-  info.hwloc_version = std::to_string(version >> 16) + "." + std::to_string((version >> 8) & 0xff) +
-                       "." + std::to_string(version & 0xff);
+  info.hwloc_version = std::to_string(version >> 16) + "." + std::to_string((version >> 8) & 0xff) + "." +
+                       std::to_string(version & 0xff);
   info.packages = count(raw, HWLOC_OBJ_PACKAGE);
   info.cores = count(raw, HWLOC_OBJ_CORE);
   info.processing_units = count(raw, HWLOC_OBJ_PU);

@@ -7,9 +7,9 @@
 namespace gigaseg {
 
 struct GpuLocality {
-  std::string pci_bus_id;   // as CUDA reports it, e.g. "0000:41:00.0"
-  std::string near_cpus;    // hwloc list syntax ("0-15"); empty when hwloc cannot tell
-  int numa_node = -1;       // nearest NUMA node, -1 if unknown
+  std::string pci_bus_id;  // as CUDA reports it, e.g. "0000:41:00.0"
+  std::string near_cpus;   // hwloc list syntax ("0-15"); empty when hwloc cannot tell
+  int numa_node = -1;      // nearest NUMA node, -1 if unknown
 };
 
 struct HostTopology {

@@ -24,13 +24,12 @@ namespace gigaseg {
 
 namespace detail {
 template <class MemorySpace>
-constexpr bool host_accessible =
-    Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+constexpr bool host_accessible = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
 
 inline void require_same_size(index_t dw, index_t dh, index_t sw, index_t sh) {
   GIGASEG_REQUIRE(dw == sw && dh == sh, ErrorKind::input, "copy",
-                  "size mismatch: destination " + std::to_string(dw) + "x" + std::to_string(dh) +
-                      ", source " + std::to_string(sw) + "x" + std::to_string(sh));
+                  "size mismatch: destination " + std::to_string(dw) + "x" + std::to_string(dh) + ", source " +
+                      std::to_string(sw) + "x" + std::to_string(sh));
 }
 }  // namespace detail
 
@@ -50,17 +49,14 @@ void copy(ExecSpace const& space, ImageView<TD, MD> const& dst, ImageView<TS, MS
                         (rows == 1 || (dst.has_padding_only_gaps() && src.has_padding_only_gaps()));
   if (one_span) {
     index_t const span = (rows - 1) * dst.pitch_bytes() + row_bytes;
-    auto d = Kokkos::subview(dst.storage(),
-                             Kokkos::make_pair(dst.offset_bytes(), dst.offset_bytes() + span));
-    auto s = Kokkos::subview(src.storage(),
-                             Kokkos::make_pair(src.offset_bytes(), src.offset_bytes() + span));
+    auto d = Kokkos::subview(dst.storage(), Kokkos::make_pair(dst.offset_bytes(), dst.offset_bytes() + span));
+    auto s = Kokkos::subview(src.storage(), Kokkos::make_pair(src.offset_bytes(), src.offset_bytes() + span));
     Kokkos::deep_copy(space, d, s);
     return;
   }
 #ifdef KOKKOS_ENABLE_CUDA
   if constexpr (!detail::host_accessible<MD> || !detail::host_accessible<MS>) {
-    cuda::copy_2d(space, dst.data(), dst.pitch_bytes(), src.data(), src.pitch_bytes(), row_bytes,
-                  rows);
+    cuda::copy_2d(space, dst.data(), dst.pitch_bytes(), src.data(), src.pitch_bytes(), row_bytes, rows);
     return;
   }
 #endif
@@ -71,16 +67,13 @@ void copy(ExecSpace const& space, ImageView<TD, MD> const& dst, ImageView<TS, MS
     index_t const dst_pitch = dst.pitch_bytes(), src_pitch = src.pitch_bytes();
     Kokkos::parallel_for(
         "gigaseg::copy_rows[Host]",
-        Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<index_t>>(0, rows),
-        [=](index_t y) {
-          std::memcpy(dst_bytes + y * dst_pitch, src_bytes + y * src_pitch,
-                      static_cast<std::size_t>(row_bytes));
+        Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<index_t>>(0, rows), [=](index_t y) {
+          std::memcpy(dst_bytes + y * dst_pitch, src_bytes + y * src_pitch, static_cast<std::size_t>(row_bytes));
         });
     Kokkos::DefaultHostExecutionSpace().fence();
   } else {
     GIGASEG_THROW(ErrorKind::internal, "copy",
-                  std::string("no pitched transfer between ") + MS::name() + " and " + MD::name() +
-                      " in this build");
+                  std::string("no pitched transfer between ") + MS::name() + " and " + MD::name() + " in this build");
   }
 }
 
@@ -94,18 +87,16 @@ void first_touch(ImageView<T, Kokkos::HostSpace> const& image) {
   index_t const rows = image.height(), pitch = image.pitch_bytes();
   if (rows == 0 || pitch * rows < (index_t(1) << 22)) return;  // below 4 MiB the faults are cheap
   auto* bytes = reinterpret_cast<unsigned char*>(image.data());
-  Kokkos::parallel_for(
-      "gigaseg::first_touch[Host]",
-      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<index_t>>(0, rows),
-      [=](index_t y) { std::memset(bytes + y * pitch, 0, static_cast<std::size_t>(pitch)); });
+  Kokkos::parallel_for("gigaseg::first_touch[Host]",
+                       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<index_t>>(0, rows),
+                       [=](index_t y) { std::memset(bytes + y * pitch, 0, static_cast<std::size_t>(pitch)); });
   Kokkos::DefaultHostExecutionSpace().fence();
 }
 }  // namespace detail
 
 // A new image in `MemorySpace` holding a copy of `src` (fenced: ready on return).
 template <class MemorySpace, class ExecSpace, class T, class SrcSpace>
-ImageView<std::remove_const_t<T>, MemorySpace> clone(ExecSpace const& space,
-                                                     ImageView<T, SrcSpace> const& src,
+ImageView<std::remove_const_t<T>, MemorySpace> clone(ExecSpace const& space, ImageView<T, SrcSpace> const& src,
                                                      std::string const& label) {
   ImageView<std::remove_const_t<T>, MemorySpace> out(label, src.width(), src.height());
   if constexpr (std::is_same<MemorySpace, Kokkos::HostSpace>::value && !detail::host_accessible<SrcSpace>)

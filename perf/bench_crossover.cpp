@@ -61,8 +61,10 @@ void run_family(OpFamily family, Space const& space, HostImage<std::uint8_t> con
   using Memory = typename Space::memory_space;
   constexpr bool on_host = std::is_same<Memory, Kokkos::HostSpace>::value;
   ImageView<std::uint8_t, Memory> in;
-  if constexpr (on_host) in = input;
-  else in = clone<Memory>(space, input, "perf::in");
+  if constexpr (on_host)
+    in = input;
+  else
+    in = clone<Memory>(space, input, "perf::in");
   ImageView<std::uint8_t const, Memory> const src(in);
   auto back = [&](auto const& out) {
     if constexpr (!on_host) (void)clone<Kokkos::HostSpace>(space, out, "perf::out");
@@ -140,10 +142,13 @@ int main_body() {
 #endif
       std::printf("%10lld %12.4f %12.4f %8.3f\n", (long long)pixels, host_ms, gpu_ms, gpu_ms / host_ms);
       std::fflush(stdout);
-      rows.push_back({{"side", sides[s]}, {"pixels", pixels}, {"host_ms", host_ms}, {"gpu_ms", gpu_ms}, {"runs", runs}});
+      rows.push_back(
+          {{"side", sides[s]}, {"pixels", pixels}, {"host_ms", host_ms}, {"gpu_ms", gpu_ms}, {"runs", runs}});
       bool const gpu_wins = gpu_ms >= 0 && gpu_ms < host_ms;
-      if (!gpu_wins) crossover = -1;
-      else if (crossover < 0) crossover = pixels;
+      if (!gpu_wins)
+        crossover = -1;
+      else if (crossover < 0)
+        crossover = pixels;
     }
     std::printf("crossover (%s): %s\n", to_string(family),
                 crossover < 0 ? "none in the measured range" : (std::to_string(crossover) + " pixels").c_str());

@@ -149,7 +149,8 @@ void BM_CellsPipeline(benchmark::State& state) {
   SpaceTimer<Space> timer(space);
   CellsResult result;
   run_timed(state, double(gray.pixel_count()) * 5.0, [&] {
-    return timer.milliseconds([&] { result = segment_cells(space, ImageView<std::uint8_t const, Memory>(gray), labels); });
+    return timer.milliseconds(
+        [&] { result = segment_cells(space, ImageView<std::uint8_t const, Memory>(gray), labels); });
   });
   for (auto const& [stage, ms] : result.timings_ms) state.counters[stage + "_ms"] = ms;
   state.counters["regions"] = double(result.components);
@@ -159,7 +160,11 @@ using Host = Kokkos::DefaultHostExecutionSpace;
 
 // Args: side, portable (1) or automatic (0) path.
 #ifdef KOKKOS_ENABLE_CUDA
-BENCHMARK_TEMPLATE(BM_DistanceTransform, Kokkos::Cuda)->Args({20000, 0})->Args({4096, 0})->Args({4096, 1})->Apply(configure);
+BENCHMARK_TEMPLATE(BM_DistanceTransform, Kokkos::Cuda)
+    ->Args({20000, 0})
+    ->Args({4096, 0})
+    ->Args({4096, 1})
+    ->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Watershed, Kokkos::Cuda)->Arg(4096)->Apply(configure);
 BENCHMARK_TEMPLATE(BM_CellsPipeline, Kokkos::Cuda)->Arg(4096)->Apply(configure);
 #endif
@@ -182,7 +187,8 @@ BENCHMARK(BM_OpenCVDistanceTransformPrecise)->Arg(4096)->Apply(configure);
 
 void BM_OpenCVWatershed(benchmark::State& state) {
   auto c = cells_case(state.range(0));
-  cv::Mat const relief(int(c.relief.height()), int(c.relief.width()), CV_8UC1, c.relief.data(), std::size_t(c.relief.pitch_bytes()));
+  cv::Mat const relief(int(c.relief.height()), int(c.relief.width()), CV_8UC1, c.relief.data(),
+                       std::size_t(c.relief.pitch_bytes()));
   cv::Mat bgr;
   cv::cvtColor(relief, bgr, cv::COLOR_GRAY2BGR);
   cv::Mat markers0(relief.rows, relief.cols, CV_32SC1);

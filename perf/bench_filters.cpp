@@ -88,9 +88,8 @@ void BM_SobelMagnitude(benchmark::State& state) {
   ImageView<float, typename Space::memory_space> out("perf::out", in.width(), in.height());
   FilterParams const params{state.range(1) ? Path::automatic : Path::portable};
   SpaceTimer<Space> timer(space);
-  run_timed(state, 5.0 * double(in.pixel_count()), [&] {
-    return timer.milliseconds([&] { sobel_magnitude(space, In<Space>(in), out, params); });
-  });
+  run_timed(state, 5.0 * double(in.pixel_count()),
+            [&] { return timer.milliseconds([&] { sobel_magnitude(space, In<Space>(in), out, params); }); });
 }
 
 // Arguments: side, rectangle size, path (0 portable, 1 automatic).
@@ -102,9 +101,8 @@ void BM_Erode(benchmark::State& state) {
   MorphParams const params{MorphOp::erode, StructuringShape::rect, int(state.range(1)),
                            state.range(2) ? Path::automatic : Path::portable};
   SpaceTimer<Space> timer(space);
-  run_timed(state, 2.0 * double(in.pixel_count()), [&] {
-    return timer.milliseconds([&] { morphology(space, In<Space>(in), out, params); });
-  });
+  run_timed(state, 2.0 * double(in.pixel_count()),
+            [&] { return timer.milliseconds([&] { morphology(space, In<Space>(in), out, params); }); });
 }
 
 template <class Space>
@@ -114,7 +112,9 @@ void BM_Gaussian(benchmark::State& state) {
   ImageView<std::uint8_t, typename Space::memory_space> out("perf::out", in.width(), in.height());
   SpaceTimer<Space> timer(space);
   run_timed(state, 2.0 * double(in.pixel_count()), [&] {
-    return timer.milliseconds([&] { gaussian(space, In<Space>(in), out, GaussianParams{double(state.range(1)) / 10.0, 0}); });
+    return timer.milliseconds([&] {
+      gaussian(space, In<Space>(in), out, GaussianParams{double(state.range(1)) / 10.0, 0});
+    });
   });
 }
 
@@ -128,9 +128,8 @@ void BM_Convolve(benchmark::State& state) {
   ConvolutionKernel const kernel{k, k, std::vector<float>(std::size_t(k) * std::size_t(k), 1.0f / float(k * k))};
   auto const method = state.range(2) == 1 ? ConvolveMethod::direct : ConvolveMethod::fft;
   SpaceTimer<Space> timer(space);
-  run_timed(state, 5.0 * double(in.pixel_count()), [&] {
-    return timer.milliseconds([&] { convolve(space, In<Space>(in), out, kernel, method); });
-  });
+  run_timed(state, 5.0 * double(in.pixel_count()),
+            [&] { return timer.milliseconds([&] { convolve(space, In<Space>(in), out, kernel, method); }); });
 }
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -158,8 +157,8 @@ void BM_ErodePasses(benchmark::State& state) {
   SpaceTimer<Kokkos::Cuda> timer(space);
   run_timed(state, 2.0 * double(in.pixel_count()), [&] {
     return timer.milliseconds([&] {
-      if (!tuned::rect_min_max_u8(space, In<Kokkos::Cuda>(in), out, int(state.range(1)), true, passes, int(state.range(3)),
-                                  int(state.range(4))))
+      if (!tuned::rect_min_max_u8(space, In<Kokkos::Cuda>(in), out, int(state.range(1)), true, passes,
+                                  int(state.range(3)), int(state.range(4))))
         state.SkipWithError("size out of range for these passes");
     });
   });
@@ -171,22 +170,46 @@ BENCHMARK(BM_ErodePasses)
     ->ArgsProduct({{20000}, {15, 31, 47, 63}, {2}, {0}, {0}})
     ->Apply(configure);
 #endif
-BENCHMARK_TEMPLATE(BM_Median, Kokkos::Cuda)->Args({20000, 3, 1})->Args({20000, 5, 1})->Args({20000, 3, 0})->Args({20000, 5, 0})->Apply(configure);
+BENCHMARK_TEMPLATE(BM_Median, Kokkos::Cuda)
+    ->Args({20000, 3, 1})
+    ->Args({20000, 5, 1})
+    ->Args({20000, 3, 0})
+    ->Args({20000, 5, 0})
+    ->Apply(configure);
 BENCHMARK_TEMPLATE(BM_SobelMagnitude, Kokkos::Cuda)->Args({20000, 1})->Args({20000, 0})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Erode, Kokkos::Cuda)
-    ->Args({20000, 3, 1})->Args({20000, 3, 0})->Args({20000, 7, 1})->Args({20000, 7, 0})
-    ->Args({20000, 9, 1})->Args({20000, 15, 1})->Args({20000, 31, 1})->Args({20000, 63, 1})->Args({20000, 127, 1})
-    ->Args({20000, 31, 0})->Apply(configure);
+    ->Args({20000, 3, 1})
+    ->Args({20000, 3, 0})
+    ->Args({20000, 7, 1})
+    ->Args({20000, 7, 0})
+    ->Args({20000, 9, 1})
+    ->Args({20000, 15, 1})
+    ->Args({20000, 31, 1})
+    ->Args({20000, 63, 1})
+    ->Args({20000, 127, 1})
+    ->Args({20000, 31, 0})
+    ->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Gaussian, Kokkos::Cuda)->Args({20000, 20})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Convolve, Kokkos::Cuda)
-    ->ArgsProduct({{8192}, {5, 9, 15, 21, 25, 31, 41}, {1, 2}})->Apply(configure);
+    ->ArgsProduct({{8192}, {5, 9, 15, 21, 25, 31, 41}, {1, 2}})
+    ->Apply(configure);
 #endif
 
 using Host = Kokkos::DefaultHostExecutionSpace;
-BENCHMARK_TEMPLATE(BM_Median, Host)->Args({4096, 3, 1})->Args({4096, 5, 1})->Args({4096, 3, 0})->Args({4096, 5, 0})->Apply(configure);
+BENCHMARK_TEMPLATE(BM_Median, Host)
+    ->Args({4096, 3, 1})
+    ->Args({4096, 5, 1})
+    ->Args({4096, 3, 0})
+    ->Args({4096, 5, 0})
+    ->Apply(configure);
 BENCHMARK_TEMPLATE(BM_SobelMagnitude, Host)->Args({4096, 1})->Args({4096, 0})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Erode, Host)
-    ->Args({4096, 3, 1})->Args({4096, 7, 1})->Args({4096, 31, 1})->Args({4096, 41, 1})->Args({4096, 7, 0})->Apply(configure);
+    ->Args({4096, 3, 1})
+    ->Args({4096, 7, 1})
+    ->Args({4096, 31, 1})
+    ->Args({4096, 41, 1})
+    ->Args({4096, 7, 0})
+    ->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Gaussian, Host)->Args({4096, 20})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Convolve, Host)->ArgsProduct({{2048}, {5, 9, 15, 21, 31}, {1, 2}})->Apply(configure);
 

@@ -43,13 +43,13 @@ template <class ExecSpace>
 void threshold_rows(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> in,
                     ImageView<std::uint8_t, typename ExecSpace::memory_space> out, std::uint8_t level) {
   if constexpr (Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible) {
-    Kokkos::parallel_for(
-        "perf::threshold_rows", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, in.height()),
-        [=](index_t y) {
-          std::uint8_t const* src = in.row(y);
-          std::uint8_t* dst = out.row(y);
-          for (index_t x = 0; x < in.width(); ++x) dst[x] = src[x] > level ? 255 : 0;
-        });
+    Kokkos::parallel_for("perf::threshold_rows",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, in.height()),
+                         [=](index_t y) {
+                           std::uint8_t const* src = in.row(y);
+                           std::uint8_t* dst = out.row(y);
+                           for (index_t x = 0; x < in.width(); ++x) dst[x] = src[x] > level ? 255 : 0;
+                         });
   } else {
     Kokkos::parallel_for(
         "perf::threshold_rows",
@@ -84,7 +84,8 @@ void BM_ThresholdNaive(benchmark::State& state) {
   Images<ExecSpace> images(space, state.range(0));
   SpaceTimer<ExecSpace> timer(space);
   double const bytes = 2.0 * double(images.in.pixel_count());
-  run_timed(state, bytes, [&] { return timer.milliseconds([&] { threshold_naive(space, images.in, images.out, 128); }); });
+  run_timed(state, bytes,
+            [&] { return timer.milliseconds([&] { threshold_naive(space, images.in, images.out, 128); }); });
 }
 
 #ifdef KOKKOS_ENABLE_CUDA

@@ -59,13 +59,13 @@ inline std::uint8_t mask_pixel(Mask kind, std::uint32_t y, std::uint32_t x, std:
 template <class Memory>
 ImageView<std::uint8_t, Memory> make_mask(index_t width, index_t height, Mask kind) {
   HostImage<std::uint8_t> host("perf::mask_host", width, height);
-  Kokkos::parallel_for(
-      "perf::mask", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<index_t>>(0, height),
-      [&](index_t y) {
-        std::uint8_t* row = host.row(y);
-        for (index_t x = 0; x < width; ++x)
-          row[x] = mask_pixel(kind, std::uint32_t(y), std::uint32_t(x), std::uint32_t(width));
-      });
+  Kokkos::parallel_for("perf::mask",
+                       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<index_t>>(0, height),
+                       [&](index_t y) {
+                         std::uint8_t* row = host.row(y);
+                         for (index_t x = 0; x < width; ++x)
+                           row[x] = mask_pixel(kind, std::uint32_t(y), std::uint32_t(x), std::uint32_t(width));
+                       });
   ImageView<std::uint8_t, Memory> image("perf::mask", width, height);
   copy(Kokkos::DefaultHostExecutionSpace(), image, host);
   Kokkos::fence();
@@ -156,7 +156,12 @@ void BM_LabelHuge(benchmark::State& state) {
   state.counters["components"] = double(components);
   state.counters["device_GiB"] = double(free_before - free_after) / double(1ull << 30);
 }
-BENCHMARK(BM_LabelHuge)->UseManualTime()->Iterations(1)->Repetitions(3)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LabelHuge)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true)
+    ->Unit(benchmark::kMillisecond);
 #endif
 
 // The host peer image: a 4096 x 4096 IHC-like tissue image, gray, tissue where darker than Otsu.

@@ -76,7 +76,8 @@ void BM_Threshold(benchmark::State& state) {
   ImageView<std::uint8_t, typename Space::memory_space> out("perf::out", in.width(), in.height());
   SpaceTimer<Space> timer(space);
   run_timed(state, 2.0 * double(in.pixel_count()), [&] {
-    return timer.milliseconds([&] { threshold(space, ImageView<std::uint8_t const, typename Space::memory_space>(in), out, 128.0); });
+    return timer.milliseconds(
+        [&] { threshold(space, ImageView<std::uint8_t const, typename Space::memory_space>(in), out, 128.0); });
   });
 }
 
@@ -102,7 +103,8 @@ void BM_Otsu(benchmark::State& state) {
   SpaceTimer<Space> timer(space);
   int t = 0;
   run_timed(state, double(in.pixel_count()), [&] {
-    return timer.milliseconds([&] { t = otsu_threshold(space, ImageView<std::uint8_t const, typename Space::memory_space>(in)); });
+    return timer.milliseconds(
+        [&] { t = otsu_threshold(space, ImageView<std::uint8_t const, typename Space::memory_space>(in)); });
   });
   benchmark::DoNotOptimize(t);
 }
@@ -126,8 +128,9 @@ void BM_KMeans(benchmark::State& state) {
   params.path = state.range(2) ? Path::tuned : Path::portable;
   state.SetLabel(to_string(params.path));
   SpaceTimer<Space> timer(space);
-  run_timed(state, 3.0 * double(host.pixel_count()),
-            [&] { return timer.milliseconds([&] { kmeans(space, ImageView<Rgb8 const, Memory>(image), labels, params); }); });
+  run_timed(state, 3.0 * double(host.pixel_count()), [&] {
+    return timer.milliseconds([&] { kmeans(space, ImageView<Rgb8 const, Memory>(image), labels, params); });
+  });
 }
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -164,7 +167,11 @@ void BM_KMeansPass(benchmark::State& state) {
             [&] { return timer.milliseconds([&] { detail::kmeans_pass(space, args, nullptr, path); }); });
 }
 BENCHMARK(BM_KMeansPass)->Args({2048, 0})->Args({2048, 1})->Apply(configure);
-BENCHMARK_TEMPLATE(BM_KMeans, Kokkos::Cuda)->Args({2048, 10, 1})->Args({2048, 1, 1})->Args({2048, 10, 0})->Apply(configure);
+BENCHMARK_TEMPLATE(BM_KMeans, Kokkos::Cuda)
+    ->Args({2048, 10, 1})
+    ->Args({2048, 1, 1})
+    ->Args({2048, 10, 0})
+    ->Apply(configure);
 
 void BM_CudaMemcpyDeviceToDevice(benchmark::State& state) {
   Kokkos::Cuda space;
@@ -184,9 +191,8 @@ void BM_CubHistogramEven(benchmark::State& state) {
   Kokkos::View<int*, Kokkos::CudaSpace> counts("perf::cub_counts", 256);
   std::size_t temp_bytes = 0;
   auto call = [&](void* temp) {
-    return cub::DeviceHistogram::HistogramEven(temp, temp_bytes, in.data(), counts.data(), 257, 0, 256,
-                                               int(in.width()), int(in.height()), std::size_t(in.pitch_bytes()),
-                                               space.cuda_stream());
+    return cub::DeviceHistogram::HistogramEven(temp, temp_bytes, in.data(), counts.data(), 257, 0, 256, int(in.width()),
+                                               int(in.height()), std::size_t(in.pitch_bytes()), space.cuda_stream());
   };
   call(nullptr);
   Kokkos::View<unsigned char*, Kokkos::CudaSpace> temp("perf::cub_temp", temp_bytes);
@@ -197,7 +203,12 @@ void BM_CubHistogramEven(benchmark::State& state) {
 
 BENCHMARK(BM_CudaMemcpyDeviceToDevice)->Arg(20000)->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Threshold, Kokkos::Cuda)->Arg(20000)->Apply(configure);
-BENCHMARK_TEMPLATE(BM_Histogram, Kokkos::Cuda)->Args({20000, noise, 1})->Args({20000, white, 1})->Args({20000, noise, 0})->Args({20000, white, 0})->Apply(configure);
+BENCHMARK_TEMPLATE(BM_Histogram, Kokkos::Cuda)
+    ->Args({20000, noise, 1})
+    ->Args({20000, white, 1})
+    ->Args({20000, noise, 0})
+    ->Args({20000, white, 0})
+    ->Apply(configure);
 BENCHMARK(BM_CubHistogramEven)->Args({20000, noise})->Args({20000, white})->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Otsu, Kokkos::Cuda)->Arg(20000)->Apply(configure);
 #endif
@@ -212,10 +223,11 @@ void BM_HostMemcpy(benchmark::State& state) {
   int const threads = space.concurrency();
   run_timed(state, 2.0 * double(in.pixel_count()), [&] {
     return timer.milliseconds([&] {
-      Kokkos::parallel_for("perf::memcpy", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(space, 0, threads), [&](int t) {
-        std::size_t const begin = bytes * std::size_t(t) / threads, end = bytes * std::size_t(t + 1) / threads;
-        std::memcpy(out.storage().data() + begin, in.storage().data() + begin, end - begin);
-      });
+      Kokkos::parallel_for(
+          "perf::memcpy", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(space, 0, threads), [&](int t) {
+            std::size_t const begin = bytes * std::size_t(t) / threads, end = bytes * std::size_t(t + 1) / threads;
+            std::memcpy(out.storage().data() + begin, in.storage().data() + begin, end - begin);
+          });
     });
   });
 }
@@ -229,7 +241,13 @@ BENCHMARK_TEMPLATE(BM_Histogram, Kokkos::DefaultHostExecutionSpace)
     ->Args({8192, noise, 0})
     ->Apply(configure);
 BENCHMARK_TEMPLATE(BM_Otsu, Kokkos::DefaultHostExecutionSpace)->Arg(4096)->Apply(configure);
-BENCHMARK_TEMPLATE(BM_KMeans, Kokkos::DefaultHostExecutionSpace)->Args({2048, 10, 1})->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(true)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_KMeans, Kokkos::DefaultHostExecutionSpace)
+    ->Args({2048, 10, 1})
+    ->Iterations(1)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 #ifdef GIGASEG_BENCH_OPENCV
 void BM_OpenCVOtsu(benchmark::State& state) {
@@ -256,11 +274,18 @@ void BM_OpenCVKMeans(benchmark::State& state) {
   SpaceTimer<Kokkos::DefaultHostExecutionSpace> timer(space);
   run_timed(state, 3.0 * double(host.pixel_count()), [&] {
     return timer.milliseconds([&] {
-      cv::kmeans(samples, 8, labels, cv::TermCriteria(cv::TermCriteria::COUNT, 10, 0), 1, cv::KMEANS_PP_CENTERS, centres);
+      cv::kmeans(samples, 8, labels, cv::TermCriteria(cv::TermCriteria::COUNT, 10, 0), 1, cv::KMEANS_PP_CENTERS,
+                 centres);
     });
   });
 }
-BENCHMARK(BM_OpenCVKMeans)->Arg(2048)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(true)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OpenCVKMeans)
+    ->Arg(2048)
+    ->Iterations(1)
+    ->Repetitions(5)
+    ->ReportAggregatesOnly(true)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 #endif
 
 }  // namespace

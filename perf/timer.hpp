@@ -62,7 +62,11 @@ class SpaceTimer<Kokkos::Cuda> {
 // Every benchmark: one run per repetition, 25 repetitions, medians reported.
 constexpr int repetitions = 25;
 inline void configure(benchmark::internal::Benchmark* b) {
-  b->UseManualTime()->Iterations(1)->Repetitions(repetitions)->ReportAggregatesOnly(true)->Unit(benchmark::kMillisecond);
+  b->UseManualTime()
+      ->Iterations(1)
+      ->Repetitions(repetitions)
+      ->ReportAggregatesOnly(true)
+      ->Unit(benchmark::kMillisecond);
 }
 
 // One warm-up call, then one timed call per iteration; `work` returns milliseconds. `bytes` per

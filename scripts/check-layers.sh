@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fails when an include runs upward through the layers core <- algorithms <- backends <- apps:
+# Fails when an include runs upward through the layers core <- algorithms <- backends <- engine <- apps:
 # a file may include its own layer and the layers below it, never one above. Prints one line per
 # offending include (file:line: include) and exits 1; prints the number of files checked and
 # exits 0 otherwise. Checks the git checkout given as the argument (default: this repository).
@@ -10,7 +10,8 @@ rank() {
     core/*) echo 0 ;;
     algorithms/*) echo 1 ;;
     backends/*) echo 2 ;;
-    apps/*) echo 3 ;;
+    engine/*) echo 3 ;;
+    apps/*) echo 4 ;;
     *) echo 9 ;;
   esac
 }
@@ -27,8 +28,8 @@ while IFS= read -r file; do
       status=1
     fi
   done < <(grep -nE '^[[:space:]]*#[[:space:]]*include' "$file" || true)
-done < <(git ls-files --cached --others --exclude-standard core algorithms backends apps | sort -u | while IFS= read -r f; do [ -f "$f" ] && echo "$f"; done | grep -E '\.(hpp|cpp|cuh|cu|h)$')
+done < <(git ls-files --cached --others --exclude-standard core algorithms backends engine apps | sort -u | while IFS= read -r f; do [ -f "$f" ] && echo "$f"; done | grep -E '\.(hpp|cpp|cuh|cu|h)$')
 if [ "$status" = 0 ]; then
-  echo "check-layers: $checked files, every include runs downward (core <- algorithms <- backends <- apps)"
+  echo "check-layers: $checked files, every include runs downward (core <- algorithms <- backends <- engine <- apps)"
 fi
 exit "$status"

@@ -9,6 +9,7 @@ packages=(
   libfftw3-dev libopenmpi-dev
   libopencv-core-dev libopencv-imgproc-dev  # test oracle only
   clang libclang-rt-14-dev                  # libFuzzer for the readers' fuzzers (scripts/fuzz.sh)
+  clang-format-14                           # the format check (scripts/check-format.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

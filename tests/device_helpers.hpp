@@ -19,16 +19,28 @@ HostImage<T> to_host(Space const& space, ImageView<T, typename Space::memory_spa
 
 template <class T>
 int cv_type();
-template <> inline int cv_type<std::uint8_t>() { return CV_8UC1; }
-template <> inline int cv_type<std::uint16_t>() { return CV_16UC1; }
-template <> inline int cv_type<float>() { return CV_32FC1; }
-template <> inline int cv_type<Rgb8>() { return CV_8UC3; }
+template <>
+inline int cv_type<std::uint8_t>() {
+  return CV_8UC1;
+}
+template <>
+inline int cv_type<std::uint16_t>() {
+  return CV_16UC1;
+}
+template <>
+inline int cv_type<float>() {
+  return CV_32FC1;
+}
+template <>
+inline int cv_type<Rgb8>() {
+  return CV_8UC3;
+}
 
 // A cv::Mat over the host image's pixels (no copy), honouring its pitch.
 template <class T>
 cv::Mat as_mat(HostImage<T> const& image) {
-  return cv::Mat(int(image.height()), int(image.width()), cv_type<T>(), const_cast<std::remove_const_t<T>*>(image.data()),
-                 std::size_t(image.pitch_bytes()));
+  return cv::Mat(int(image.height()), int(image.width()), cv_type<T>(),
+                 const_cast<std::remove_const_t<T>*>(image.data()), std::size_t(image.pitch_bytes()));
 }
 
 // Host image holding a copy of a cv::Mat of the matching type.

@@ -27,10 +27,34 @@ HostImage<std::uint8_t> spiral(index_t width, index_t height) {
   while (moved) {
     moved = false;
     switch (direction) {
-      case 0: while (x < right) { image(y, ++x) = 255; moved = true; } top += 2; break;
-      case 1: while (y < bottom) { image(++y, x) = 255; moved = true; } right -= 2; break;
-      case 2: while (x > left) { image(y, --x) = 255; moved = true; } bottom -= 2; break;
-      case 3: while (y > top) { image(--y, x) = 255; moved = true; } left += 2; break;
+      case 0:
+        while (x < right) {
+          image(y, ++x) = 255;
+          moved = true;
+        }
+        top += 2;
+        break;
+      case 1:
+        while (y < bottom) {
+          image(++y, x) = 255;
+          moved = true;
+        }
+        right -= 2;
+        break;
+      case 2:
+        while (x > left) {
+          image(y, --x) = 255;
+          moved = true;
+        }
+        bottom -= 2;
+        break;
+      case 3:
+        while (y > top) {
+          image(--y, x) = 255;
+          moved = true;
+        }
+        left += 2;
+        break;
     }
     direction = (direction + 1) % 4;
     if (left > right || top > bottom) break;

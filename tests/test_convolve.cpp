@@ -46,10 +46,11 @@ TYPED_TEST(Convolve, DirectAndFftMatchFilter2DAndEachOther) {
   TypeParam space;
   using M = typename TypeParam::memory_space;
   auto const big = test::noise_u8(611, 53, 9);
-  std::vector<HostImage<std::uint8_t>> images{test::noise_u8(1, 1, 1),  test::noise_u8(5, 3, 2),   test::noise_u8(1, 40, 3),
-                                              test::noise_u8(40, 1, 4), test::noise_u8(37, 29, 5), big.roi(3, 5, 601, 45)};
+  std::vector<HostImage<std::uint8_t>> images{test::noise_u8(1, 1, 1),   test::noise_u8(5, 3, 2),
+                                              test::noise_u8(1, 40, 3),  test::noise_u8(40, 1, 4),
+                                              test::noise_u8(37, 29, 5), big.roi(3, 5, 601, 45)};
   std::vector<ConvolutionKernel> kernels{random_kernel(3, 3, 1), random_kernel(4, 5, 2), random_kernel(7, 1, 3),
-                                         random_kernel(1, 6, 4), random_kernel(9, 9, 5),  random_kernel(21, 17, 6)};
+                                         random_kernel(1, 6, 4), random_kernel(9, 9, 5), random_kernel(21, 17, 6)};
   for (auto const& image : images)
     for (auto const& kernel : kernels) {
       cv::Mat expected;
@@ -63,7 +64,8 @@ TYPED_TEST(Convolve, DirectAndFftMatchFilter2DAndEachOther) {
         convolve(space, ImageView<std::uint8_t const, M>(test::to_space(space, image)), out, kernel, method);
         results[i] = test::to_host(space, out);
         EXPECT_LE(max_difference(results[i], reference), tolerance(kernel))
-            << image.width() << "x" << image.height() << " kernel " << kernel.width << "x" << kernel.height << " method " << i;
+            << image.width() << "x" << image.height() << " kernel " << kernel.width << "x" << kernel.height
+            << " method " << i;
         ++i;
       }
       EXPECT_LE(max_difference(results[0], results[1]), tolerance(kernel));

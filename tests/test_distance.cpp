@@ -74,7 +74,8 @@ std::vector<HostImage<std::uint8_t>> cases() {
   // hands those rows to the envelope pass.
   HostImage<std::uint8_t> wide("wide", 1300, 6);
   for (index_t y = 0; y < 6; ++y)
-    for (index_t x = 0; x < 1300; ++x) wide(y, x) = (x == 2 && y == 1) || (x == 1297 && y == 5) || (y == 4 && x == 650) ? 0 : 9;
+    for (index_t x = 0; x < 1300; ++x)
+      wide(y, x) = (x == 2 && y == 1) || (x == 1297 && y == 5) || (y == 4 && x == 650) ? 0 : 9;
   images.push_back(wide);
   // Columns of several 64-row segments (the CUDA column pass), and a row long enough for 64-bit
   // squares in the CUDA search (width + height > 46340).
@@ -90,26 +91,27 @@ TYPED_TEST(Distance, EqualsBruteForceWithSquaredAndNearest) {
     HostImage<index_t> site("site", image.width(), image.height());
     auto const expected = brute_force(image, &site);
     for (Path path : distance_paths<TypeParam>()) {
-    SCOPED_TRACE(to_string(path));
-    ImageView<float, M> distance("distance", image.width(), image.height());
-    DistanceOutputs<M> extra{ImageView<std::int64_t, M>("squared", image.width(), image.height()),
-                             ImageView<index_t, M>("nearest", image.width(), image.height())};
-    distance_transform(space, ImageView<std::uint8_t const, M>(test::to_space(space, image)), distance, extra,
-                       DistanceParams{path});
-    auto const d = test::to_host(space, distance);
-    auto const squared = test::to_host(space, extra.squared);
-    auto const nearest = test::to_host(space, extra.nearest);
-    for (index_t y = 0; y < image.height(); ++y)
-      for (index_t x = 0; x < image.width(); ++x) {
-        std::int64_t const e = expected(y, x);
-        ASSERT_EQ(squared(y, x), e) << image.width() << "x" << image.height() << " at " << y << "," << x;
-        ASSERT_EQ(d(y, x), float(std::sqrt(double(e)))) << " at " << y << "," << x;
-        index_t const n = nearest(y, x), ny = n / image.width(), nx = n % image.width();
-        ASSERT_TRUE(n >= 0 && ny < image.height()) << " at " << y << "," << x;
-        ASSERT_EQ(image(ny, nx), 0) << "nearest of " << y << "," << x << " is not a zero pixel";
-        ASSERT_EQ((y - ny) * (y - ny) + (x - nx) * (x - nx), e) << "nearest of " << y << "," << x << " is not nearest";
-        ASSERT_EQ(n, site(y, x)) << "nearest of " << y << "," << x << " breaks the tie rule";
-      }
+      SCOPED_TRACE(to_string(path));
+      ImageView<float, M> distance("distance", image.width(), image.height());
+      DistanceOutputs<M> extra{ImageView<std::int64_t, M>("squared", image.width(), image.height()),
+                               ImageView<index_t, M>("nearest", image.width(), image.height())};
+      distance_transform(space, ImageView<std::uint8_t const, M>(test::to_space(space, image)), distance, extra,
+                         DistanceParams{path});
+      auto const d = test::to_host(space, distance);
+      auto const squared = test::to_host(space, extra.squared);
+      auto const nearest = test::to_host(space, extra.nearest);
+      for (index_t y = 0; y < image.height(); ++y)
+        for (index_t x = 0; x < image.width(); ++x) {
+          std::int64_t const e = expected(y, x);
+          ASSERT_EQ(squared(y, x), e) << image.width() << "x" << image.height() << " at " << y << "," << x;
+          ASSERT_EQ(d(y, x), float(std::sqrt(double(e)))) << " at " << y << "," << x;
+          index_t const n = nearest(y, x), ny = n / image.width(), nx = n % image.width();
+          ASSERT_TRUE(n >= 0 && ny < image.height()) << " at " << y << "," << x;
+          ASSERT_EQ(image(ny, nx), 0) << "nearest of " << y << "," << x << " is not a zero pixel";
+          ASSERT_EQ((y - ny) * (y - ny) + (x - nx) * (x - nx), e)
+              << "nearest of " << y << "," << x << " is not nearest";
+          ASSERT_EQ(n, site(y, x)) << "nearest of " << y << "," << x << " breaks the tie rule";
+        }
     }
   }
 }
@@ -132,7 +134,8 @@ TYPED_TEST(Distance, OptionalOutputsAndErrors) {
                  Error);
   }
   ImageView<float, M> wrong("wrong", 11, 9);
-  EXPECT_THROW(distance_transform(space, ImageView<std::uint8_t const, M>(test::to_space(space, all_set)), wrong), Error);
+  EXPECT_THROW(distance_transform(space, ImageView<std::uint8_t const, M>(test::to_space(space, all_set)), wrong),
+               Error);
 }
 
 }  // namespace

@@ -23,18 +23,20 @@ GIGASEG_BACKEND_TEST_SUITE(Filters);
 
 template <class T>
 HostImage<T> noise(index_t w, index_t h, std::uint64_t seed) {
-  if constexpr (std::is_same<T, std::uint8_t>::value) return test::noise_u8(w, h, seed);
-  else if constexpr (std::is_same<T, std::uint16_t>::value) return test::noise_u16(w, h, seed);
-  else return test::noise_f32(w, h, seed);
+  if constexpr (std::is_same<T, std::uint8_t>::value)
+    return test::noise_u8(w, h, seed);
+  else if constexpr (std::is_same<T, std::uint16_t>::value)
+    return test::noise_u16(w, h, seed);
+  else
+    return test::noise_f32(w, h, seed);
 }
 
 // Images that exercise every border position: tiny, thin, odd, several tiles, pitched rois.
 template <class T>
 std::vector<HostImage<T>> shapes() {
   auto const big = noise<T>(611, 53, 9);
-  return {noise<T>(1, 1, 1),  noise<T>(2, 3, 2),   noise<T>(5, 3, 3),       noise<T>(1, 40, 4),
-          noise<T>(40, 1, 5), noise<T>(37, 29, 6), noise<T>(300, 70, 7),    big.roi(3, 5, 601, 45),
-          big.roi(4, 1, 520, 50)};
+  return {noise<T>(1, 1, 1),   noise<T>(2, 3, 2),    noise<T>(5, 3, 3),      noise<T>(1, 40, 4),    noise<T>(40, 1, 5),
+          noise<T>(37, 29, 6), noise<T>(300, 70, 7), big.roi(3, 5, 601, 45), big.roi(4, 1, 520, 50)};
 }
 
 template <class Space, class T>
@@ -94,7 +96,8 @@ TYPED_TEST(Filters, GaussianEqualsOpenCVsFixedPointResult) {
   TypeParam space;
   using M = typename TypeParam::memory_space;
   for (auto const& image : shapes<std::uint8_t>())
-    for (GaussianParams params : {GaussianParams{0.8, 0}, GaussianParams{1.5, 0}, GaussianParams{3.0, 0}, GaussianParams{2.0, 5}}) {
+    for (GaussianParams params :
+         {GaussianParams{0.8, 0}, GaussianParams{1.5, 0}, GaussianParams{3.0, 0}, GaussianParams{2.0, 5}}) {
       ImageView<std::uint8_t, M> out("out", image.width(), image.height());
       gaussian(space, ImageView<std::uint8_t const, M>(test::to_space(space, image)), out, params);
       cv::Mat expected;
@@ -153,8 +156,8 @@ TYPED_TEST(Filters, SobelMagnitudeWithinOneThousandthOfOpenCV) {
     for (Path path : paths) {
       sobel_magnitude(space, ImageView<std::uint8_t const, M>(in), out, FilterParams{path});
       // Every path computes the same float operations: identical results.
-      ASSERT_EQ(test::count_differences(test::to_host(space, out), reference), 0) << image.width() << "x" << image.height()
-                                                                                  << " path " << to_string(path);
+      ASSERT_EQ(test::count_differences(test::to_host(space, out), reference), 0)
+          << image.width() << "x" << image.height() << " path " << to_string(path);
       cv::Mat gx, gy, expected;
       cv::Sobel(test::as_mat(image), gx, CV_32F, 1, 0, 3, 1, 0, cv::BORDER_REFLECT_101);
       cv::Sobel(test::as_mat(image), gy, CV_32F, 0, 1, 3, 1, 0, cv::BORDER_REFLECT_101);

@@ -115,8 +115,8 @@ index_t fill_pattern(ExecSpace const& space, ImageView<T, typename ExecSpace::me
   index_t misaligned = 0;
   Kokkos::parallel_reduce(
       "test::fill_pattern",
-      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<index_t>>(
-          space, {0, 0}, {image.height(), image.width()}),
+      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>, Kokkos::IndexType<index_t>>(space, {0, 0},
+                                                                                    {image.height(), image.width()}),
       KOKKOS_LAMBDA(index_t y, index_t x, index_t & bad) {
         image(y, x) = T(y * 131 + x * 7);
         if (x == 0 && reinterpret_cast<std::uintptr_t>(image.row(y)) % row_alignment_bytes != 0) ++bad;
@@ -132,8 +132,7 @@ TYPED_TEST(ImageOnBackend, KernelsWriteThroughThePitch) {
     EXPECT_EQ(fill_pattern(Space(), image), 0) << "row starts not 128-byte aligned";
     auto host = clone<Kokkos::HostSpace>(Space(), image, "host");
     for (index_t y = 0; y < host.height(); ++y)
-      for (index_t x = 0; x < host.width(); ++x)
-        ASSERT_EQ(host(y, x), std::uint16_t(y * 131 + x * 7)) << x << "," << y;
+      for (index_t x = 0; x < host.width(); ++x) ASSERT_EQ(host(y, x), std::uint16_t(y * 131 + x * 7)) << x << "," << y;
   }
 }
 
@@ -173,14 +172,16 @@ template <class ExecSpace, class Source, class Destination>
 void copy_view(ExecSpace const& space, Source const& source, Destination const& destination) {
   Kokkos::parallel_for(
       "test::copy_view",
-      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(space, {0, 0}, {int(destination.extent(0)), int(destination.extent(1))}),
+      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(space, {0, 0},
+                                                        {int(destination.extent(0)), int(destination.extent(1))}),
       KOKKOS_LAMBDA(int y, int x) { destination(y, x) = source(y, x); });
 }
 
 template <class ExecSpace, class View>
 void draw_stripes(ExecSpace const& space, View const& mask) {
   Kokkos::parallel_for(
-      "test::stripes", Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(space, {0, 0}, {int(mask.extent(0)), int(mask.extent(1))}),
+      "test::stripes",
+      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(space, {0, 0}, {int(mask.extent(0)), int(mask.extent(1))}),
       KOKKOS_LAMBDA(int y, int x) { mask(y, x) = ((x / 3 + y / 4) % 3 == 0) ? 1 : 0; });
 }
 

@@ -97,8 +97,8 @@ TEST_F(ImageFiles, PngRoundTrips) {
 
 TEST_F(ImageFiles, TiffRoundTripsStripsTilesClassicAndBig) {
   for (auto [w, h] : sizes)
-    for (WriteOptions options : {WriteOptions{false, 0}, WriteOptions{true, 0}, WriteOptions{false, 16},
-                                 WriteOptions{true, 32}}) {
+    for (WriteOptions options :
+         {WriteOptions{false, 0}, WriteOptions{true, 0}, WriteOptions{false, 16}, WriteOptions{true, 32}}) {
       SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " big=" + std::to_string(options.force_bigtiff) +
                    " tile=" + std::to_string(options.tiff_tile));
       auto const u8 = test::noise_u8(w, h, 4);
@@ -286,7 +286,8 @@ TEST(FuzzCorpus, EveryInputReadsOrFailsCleanly) {
 TEST_F(ImageFiles, PaletteWithTransparencyReadsAsRgb) {
   // Seed palette8_trns.png: a 6x3 palette image with a tRNS chunk; its alpha is dropped.
   char const* env = std::getenv("GIGASEG_TEST_DATA");
-  AnyHostImage const image = read_image(std::string(env ? env : GIGASEG_TEST_DATA) + "/../fuzz/corpus/png/palette8_trns.png");
+  AnyHostImage const image =
+      read_image(std::string(env ? env : GIGASEG_TEST_DATA) + "/../fuzz/corpus/png/palette8_trns.png");
   ASSERT_TRUE(std::holds_alternative<HostImage<Rgb8>>(image)) << to_string(pixel_type(image));
   auto const& rgb = std::get<HostImage<Rgb8>>(image);
   ASSERT_EQ(rgb.width(), 6);

@@ -27,7 +27,8 @@ class KMeansOnBackend : public ::testing::Test {};
 GIGASEG_BACKEND_TEST_SUITE(KMeansOnBackend);
 
 template <class Space>
-std::pair<KMeansResult, HostImage<std::uint8_t>> run(Space const& space, HostImage<Rgb8> const& image, KMeansParams const& p) {
+std::pair<KMeansResult, HostImage<std::uint8_t>> run(Space const& space, HostImage<Rgb8> const& image,
+                                                     KMeansParams const& p) {
   using M = typename Space::memory_space;
   auto device = test::to_space(space, image);
   ImageView<std::uint8_t, M> labels("labels", image.width(), image.height());
@@ -56,7 +57,9 @@ std::vector<std::array<int, 3>> serial_kmeans_plus_plus(std::vector<std::array<i
   std::size_t const n = sample.size();
   auto distance = [&](std::size_t i, std::size_t j) {
     int d = 0;
-    for (int c = 0; c < 3; ++c) d += (sample[i][std::size_t(c)] - sample[j][std::size_t(c)]) * (sample[i][std::size_t(c)] - sample[j][std::size_t(c)]);
+    for (int c = 0; c < 3; ++c)
+      d += (sample[i][std::size_t(c)] - sample[j][std::size_t(c)]) *
+           (sample[i][std::size_t(c)] - sample[j][std::size_t(c)]);
     return d;
   };
   std::vector<std::size_t> chosen{std::size_t(detail::kmeans_random(seed, 1, 0) % n)};
@@ -116,7 +119,9 @@ ReferenceKMeans reference_kmeans(HostImage<Rgb8> const& image, KMeansParams cons
     best = -1;
     for (int c = 0; c < p.k; ++c) {
       long long d = 0;
-      for (int i = 0; i < 3; ++i) d += (256LL * f[i] - centres[std::size_t(c)][std::size_t(i)]) * (256LL * f[i] - centres[std::size_t(c)][std::size_t(i)]);
+      for (int i = 0; i < 3; ++i)
+        d += (256LL * f[i] - centres[std::size_t(c)][std::size_t(i)]) *
+             (256LL * f[i] - centres[std::size_t(c)][std::size_t(i)]);
       if (best < 0 || d < best) best = d, label = c;
     }
     return label;
@@ -139,7 +144,8 @@ ReferenceKMeans reference_kmeans(HostImage<Rgb8> const& image, KMeansParams cons
       double shift = 0;
       for (int i = 0; i < 3; ++i) {
         long long const updated = detail::round_div(256 * s[std::size_t(i)], s[3]);
-        shift += double(updated - centres[std::size_t(c)][std::size_t(i)]) * double(updated - centres[std::size_t(c)][std::size_t(i)]);
+        shift += double(updated - centres[std::size_t(c)][std::size_t(i)]) *
+                 double(updated - centres[std::size_t(c)][std::size_t(i)]);
         centres[std::size_t(c)][std::size_t(i)] = updated;
       }
       largest = std::max(largest, std::sqrt(shift) / 256.0);
@@ -194,7 +200,9 @@ TYPED_TEST(KMeansOnBackend, SameSeedSameResultAsTheHostBackend) {
           EXPECT_EQ(result.iterations, reference.iterations) << "k=" << k << " path=" << to_string(path);
         }
       for (std::size_t c = 1; c < reference.centres.size(); ++c) {  // ascending luminance
-        auto lum = [&](auto const& v) { return fs == FeatureSpace::rgb ? 0.299 * v[0] + 0.587 * v[1] + 0.114 * v[2] : v[0]; };
+        auto lum = [&](auto const& v) {
+          return fs == FeatureSpace::rgb ? 0.299 * v[0] + 0.587 * v[1] + 0.114 * v[2] : v[0];
+        };
         EXPECT_LE(lum(reference.centres[c - 1]), lum(reference.centres[c]));
       }
       index_t bad = 0;

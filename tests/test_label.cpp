@@ -241,9 +241,11 @@ TYPED_TEST(LabelOnBackend, TwentyRunsGiveIdenticalLabels) {
 }
 
 // Statistics straight from the definition, from the reference labels.
-std::vector<RegionStats> reference_stats(HostImage<Label> const& labels, index_t n, HostImage<std::uint8_t> const& intensity) {
+std::vector<RegionStats> reference_stats(HostImage<Label> const& labels, index_t n,
+                                         HostImage<std::uint8_t> const& intensity) {
   std::vector<RegionStats> table(static_cast<std::size_t>(n));
-  std::vector<double> sum_x(static_cast<std::size_t>(n)), sum_y(static_cast<std::size_t>(n)), sum_i(static_cast<std::size_t>(n));
+  std::vector<double> sum_x(static_cast<std::size_t>(n)), sum_y(static_cast<std::size_t>(n)),
+      sum_i(static_cast<std::size_t>(n));
   for (index_t c = 0; c < n; ++c) {
     auto& r = table[std::size_t(c)];
     r.label = Label(c + 1);
@@ -277,7 +279,8 @@ std::vector<RegionStats> reference_stats(HostImage<Label> const& labels, index_t
   return table;
 }
 
-void expect_same_stats(std::vector<RegionStats> const& got, std::vector<RegionStats> const& want, std::string const& what) {
+void expect_same_stats(std::vector<RegionStats> const& got, std::vector<RegionStats> const& want,
+                       std::string const& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (std::size_t i = 0; i < got.size(); ++i) {
     auto const &g = got[i], &w = want[i];

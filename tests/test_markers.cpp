@@ -66,7 +66,8 @@ HostImage<Label> reference_markers(HostImage<float> const& d, float h, bool eigh
     for (index_t y = 0; y < hgt; ++y)
       for (index_t x = 0; x < w; ++x) {
         float v = rec(y, x);
-        if (d(y, x) > 0) neighbours(y, x, [&](index_t ny, index_t nx) { v = std::max(v, std::min(rec(ny, nx), d(y, x))); });
+        if (d(y, x) > 0)
+          neighbours(y, x, [&](index_t ny, index_t nx) { v = std::max(v, std::min(rec(ny, nx), d(y, x))); });
         next(y, x) = v;
         changed = changed || v != rec(y, x);
       }
@@ -144,7 +145,8 @@ TYPED_TEST(Markers, TwoTouchingDiscsGiveTwoMarkersAndRipplesNone) {
   HostImage<std::uint8_t> mask("mask", 60, 30);
   for (index_t y = 0; y < 30; ++y)
     for (index_t x = 0; x < 60; ++x)
-      mask(y, x) = (x - 18) * (x - 18) + (y - 15) * (y - 15) <= 121 || (x - 38) * (x - 38) + (y - 15) * (y - 15) <= 121 ? 1 : 0;
+      mask(y, x) =
+          (x - 18) * (x - 18) + (y - 15) * (y - 15) <= 121 || (x - 38) * (x - 38) + (y - 15) * (y - 15) <= 121 ? 1 : 0;
   auto const d = distance_of(space, mask);
   ImageView<Label, M> markers("markers", 60, 30);
   MarkerParams params;
@@ -196,7 +198,8 @@ TYPED_TEST(Markers, BackgroundMarkersAtDistance) {
   using M = typename TypeParam::memory_space;
   auto const mask = blobs(50, 40, 4, 9);
   auto markers = test::to_space(space, zeros<Label>(50, 40));
-  index_t const marked = background_markers(space, ImageView<std::uint8_t const, M>(test::to_space(space, mask)), markers, 4.5f, 77);
+  index_t const marked =
+      background_markers(space, ImageView<std::uint8_t const, M>(test::to_space(space, mask)), markers, 4.5f, 77);
   auto const got = test::to_host(space, markers);
   index_t expected_marked = 0;
   for (index_t y = 0; y < 40; ++y)
@@ -212,7 +215,9 @@ TYPED_TEST(Markers, BackgroundMarkersAtDistance) {
   EXPECT_EQ(marked, expected_marked);
   EXPECT_GT(marked, 0);
   auto const empty = zeros<std::uint8_t>(5, 5);  // no foreground: nothing is marked
-  EXPECT_EQ(background_markers(space, ImageView<std::uint8_t const, M>(test::to_space(space, empty)), markers.roi(0, 0, 5, 5), 1.f, 3), 0);
+  EXPECT_EQ(background_markers(space, ImageView<std::uint8_t const, M>(test::to_space(space, empty)),
+                               markers.roi(0, 0, 5, 5), 1.f, 3),
+            0);
 }
 
 TYPED_TEST(Markers, SmallRegionsMergeIntoTheLongestBoundary) {

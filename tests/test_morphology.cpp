@@ -35,7 +35,9 @@ int opencv_op(MorphOp op) {
 }
 
 int opencv_shape(StructuringShape shape) {
-  return shape == StructuringShape::rect ? cv::MORPH_RECT : shape == StructuringShape::cross ? cv::MORPH_CROSS : cv::MORPH_ELLIPSE;
+  return shape == StructuringShape::rect    ? cv::MORPH_RECT
+         : shape == StructuringShape::cross ? cv::MORPH_CROSS
+                                            : cv::MORPH_ELLIPSE;
 }
 
 TEST(StructuringElement, EqualsOpenCVs) {
@@ -47,7 +49,8 @@ TEST(StructuringElement, EqualsOpenCVs) {
         for (int j = 0; j < size; ++j) {
           int const offset = j - size / 2;
           bool const ours = offset >= element.first[std::size_t(i)] && offset <= element.last[std::size_t(i)];
-          ASSERT_EQ(ours, expected.at<std::uint8_t>(i, j) != 0) << "shape " << int(shape) << " size " << size << " at " << i << "," << j;
+          ASSERT_EQ(ours, expected.at<std::uint8_t>(i, j) != 0)
+              << "shape " << int(shape) << " size " << size << " at " << i << "," << j;
         }
     }
   EXPECT_THROW(structuring_element(StructuringShape::rect, 4), Error);
@@ -59,10 +62,10 @@ TYPED_TEST(Morphology, MatchesOpenCVMorphologyEx) {
   using M = typename TypeParam::memory_space;
   auto const big = test::noise_u8(80, 61, 3);
   auto const wide = test::noise_u8(611, 53, 8);
-  std::vector<HostImage<std::uint8_t>> images{test::noise_u8(1, 1, 1), test::noise_u8(5, 3, 2), test::noise_u8(1, 40, 4),
-                                              test::noise_u8(40, 1, 5), test::random_mask(37, 29, 0.4, 6),
-                                              big.roi(3, 5, 61, 47), test::noise_u8(300, 70, 7), wide.roi(4, 1, 597, 50),
-                                              test::noise_u8(2100, 12, 9)};
+  std::vector<HostImage<std::uint8_t>> images{
+      test::noise_u8(1, 1, 1),    test::noise_u8(5, 3, 2),           test::noise_u8(1, 40, 4),
+      test::noise_u8(40, 1, 5),   test::random_mask(37, 29, 0.4, 6), big.roi(3, 5, 61, 47),
+      test::noise_u8(300, 70, 7), wide.roi(4, 1, 597, 50),           test::noise_u8(2100, 12, 9)};
   std::vector<Path> paths{Path::portable};
   if (morphology_path<TypeParam>() == Path::tuned) paths.push_back(Path::tuned);
   for (auto const& image : images)
@@ -88,15 +91,17 @@ TYPED_TEST(Morphology, MatchesOpenCVMorphologyEx) {
 TYPED_TEST(Morphology, RejectsEvenSizesAndMismatchedImages) {
   using M = typename TypeParam::memory_space;
   ImageView<std::uint8_t, M> a("a", 8, 8), b("b", 7, 8);
-  EXPECT_THROW(morphology(TypeParam(), ImageView<std::uint8_t const, M>(a), a, MorphParams{MorphOp::erode, StructuringShape::rect, 4}), Error);
+  EXPECT_THROW(morphology(TypeParam(), ImageView<std::uint8_t const, M>(a), a,
+                          MorphParams{MorphOp::erode, StructuringShape::rect, 4}),
+               Error);
   EXPECT_THROW(morphology(TypeParam(), ImageView<std::uint8_t const, M>(a), b, MorphParams{}), Error);
 }
 
 #if defined(KOKKOS_ENABLE_CUDA) && GIGASEG_HAVE_CUDA_KERNELS
 // The CUDA wide-rectangle kernels by name, each against cv::erode / cv::dilate: the fused kernel
 // and the two separable passes, every chain length from one strip up (chain boundaries, the
-// re-read rows above a chain), tiles of 3 rows, 8 and a whole strip, bands ending inside a word, device rois 4-byte but not 16-byte
-// aligned (no vector stores), images narrower or shorter than the rectangle.
+// re-read rows above a chain), tiles of 3 rows, 8 and a whole strip, bands ending inside a word, device rois 4-byte but
+// not 16-byte aligned (no vector stores), images narrower or shorter than the rectangle.
 TEST(MorphologyCuda, FusedAndSeparableRectanglesMatchOpenCV) {
   Kokkos::Cuda space;
   using M = Kokkos::CudaSpace;
@@ -115,8 +120,10 @@ TEST(MorphologyCuda, FusedAndSeparableRectanglesMatchOpenCV) {
         for (bool minimum : {true, false}) {
           cv::Mat expected;
           auto const element = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(size, size));
-          if (minimum) cv::erode(test::as_mat(source), expected, element);
-          else cv::dilate(test::as_mat(source), expected, element);
+          if (minimum)
+            cv::erode(test::as_mat(source), expected, element);
+          else
+            cv::dilate(test::as_mat(source), expected, element);
           auto const want = test::from_mat<std::uint8_t>(expected);
           for (auto passes : {tuned::RectPasses::fused, tuned::RectPasses::separable})
             for (int chain : {0, 1, 2, 3, 7})
@@ -133,8 +140,10 @@ TEST(MorphologyCuda, FusedAndSeparableRectanglesMatchOpenCV) {
     }
   // Out of range: the caller takes another path.
   ImageView<std::uint8_t, M> a("a", 64, 64), b("b", 64, 64);
-  EXPECT_FALSE(tuned::rect_min_max_u8(space, ImageView<std::uint8_t const, M>(a), b, 65, true, tuned::RectPasses::fused));
-  EXPECT_FALSE(tuned::rect_min_max_u8(space, ImageView<std::uint8_t const, M>(a), b, 193, true, tuned::RectPasses::separable));
+  EXPECT_FALSE(
+      tuned::rect_min_max_u8(space, ImageView<std::uint8_t const, M>(a), b, 65, true, tuned::RectPasses::fused));
+  EXPECT_FALSE(
+      tuned::rect_min_max_u8(space, ImageView<std::uint8_t const, M>(a), b, 193, true, tuned::RectPasses::separable));
 }
 #endif
 

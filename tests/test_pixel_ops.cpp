@@ -76,7 +76,9 @@ TYPED_TEST(PixelOps, Histogram8BitIsExactOnEveryPath) {
       HostImage<std::uint8_t> mixed("mixed", w, h);
       for (index_t y = 0; y < h; ++y)
         for (index_t x = 0; x < w; ++x)
-          mixed(y, x) = y % 3 == 0 ? std::uint8_t(x % 8) : (x / (5 + y % 23)) % 2 ? noise(y, x) : std::uint8_t(40 + y % 7);
+          mixed(y, x) = y % 3 == 0               ? std::uint8_t(x % 8)
+                        : (x / (5 + y % 23)) % 2 ? noise(y, x)
+                                                 : std::uint8_t(40 + y % 7);
       EXPECT_EQ(run_histogram(space, test::to_space(space, mixed), path), serial_histogram(mixed));
     }
 }
@@ -121,7 +123,8 @@ TYPED_TEST(PixelOps, BinnedHistograms) {
   EXPECT_GE(got[0], 1u);
   Counts<typename TypeParam::memory_space> too_small("small", 10);
   auto const device = test::to_space(space, floats);
-  EXPECT_THROW(histogram(space, ImageView<float const, typename TypeParam::memory_space>(device), too_small, range), Error);
+  EXPECT_THROW(histogram(space, ImageView<float const, typename TypeParam::memory_space>(device), too_small, range),
+               Error);
 }
 
 TYPED_TEST(PixelOps, ThresholdMatchesOpenCV) {
@@ -204,7 +207,9 @@ TYPED_TEST(PixelOps, OtsuMatchesOpenCVAndIsDeterministic) {
             << image.width() << "x" << image.height() << " " << to_string(path);
   }
   // The degenerate case: one value everywhere has no between-class variance, T = 0 (OpenCV too).
-  EXPECT_EQ(otsu_threshold(space, ImageView<std::uint8_t const, typename TypeParam::memory_space>(test::to_space(space, flat))), 0);
+  EXPECT_EQ(otsu_threshold(
+                space, ImageView<std::uint8_t const, typename TypeParam::memory_space>(test::to_space(space, flat))),
+            0);
 }
 
 TYPED_TEST(PixelOps, OtsuOn16BitAndFloat) {
@@ -221,7 +226,8 @@ TYPED_TEST(PixelOps, OtsuOn16BitAndFloat) {
   auto reference = [](auto const& image) {
     double lo = 1e300, hi = -1e300;
     for (index_t y = 0; y < image.height(); ++y)
-      for (index_t x = 0; x < image.width(); ++x) lo = std::min(lo, double(image(y, x))), hi = std::max(hi, double(image(y, x)));
+      for (index_t x = 0; x < image.width(); ++x)
+        lo = std::min(lo, double(image(y, x))), hi = std::max(hi, double(image(y, x)));
     std::vector<std::uint64_t> counts(256, 0);
     for (index_t y = 0; y < image.height(); ++y)
       for (index_t x = 0; x < image.width(); ++x)
@@ -253,12 +259,14 @@ TYPED_TEST(PixelOps, LocalMeanMatchesOpenCV) {
         threshold_local_mean(space, ImageView<std::uint8_t const, M>(test::to_space(space, image)), mask,
                              LocalMeanParams{block, c});
         cv::Mat expected;
-        cv::adaptiveThreshold(test::as_mat(image), expected, 255, cv::ADAPTIVE_THRESH_MEAN_C, cv::THRESH_BINARY, block, c);
+        cv::adaptiveThreshold(test::as_mat(image), expected, 255, cv::ADAPTIVE_THRESH_MEAN_C, cv::THRESH_BINARY, block,
+                              c);
         ASSERT_EQ(test::count_differences(test::to_host(space, mask), test::from_mat<std::uint8_t>(expected)), 0)
             << w << "x" << h << " B=" << block << " C=" << c;
       }
   ImageView<std::uint8_t, M> small("small", 4, 4);
-  EXPECT_THROW(threshold_local_mean(space, ImageView<std::uint8_t const, M>(small), small, LocalMeanParams{4, 1.0}), Error);
+  EXPECT_THROW(threshold_local_mean(space, ImageView<std::uint8_t const, M>(small), small, LocalMeanParams{4, 1.0}),
+               Error);
 }
 
 TYPED_TEST(PixelOps, ConversionsMatchOpenCV) {

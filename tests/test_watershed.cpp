@@ -94,7 +94,9 @@ TEST(Watershed, RejectsBadConnectivityAndSizes) {
   auto const relief = image_of<std::uint8_t>({{0, 1}});
   auto const markers = image_of<Label>({{1, 0}});
   HostImage<Label> out("out", 2, 1), wrong("wrong", 3, 1);
-  EXPECT_THROW(watershed_flood(HostImage<std::uint8_t const>(relief), HostImage<Label const>(markers), out, WatershedParams{6}), Error);
+  EXPECT_THROW(
+      watershed_flood(HostImage<std::uint8_t const>(relief), HostImage<Label const>(markers), out, WatershedParams{6}),
+      Error);
   EXPECT_THROW(watershed_flood(HostImage<std::uint8_t const>(relief), HostImage<Label const>(markers), wrong), Error);
 }
 
@@ -128,14 +130,22 @@ GoldenCase read_case(std::string const& name) {
   while (std::getline(file, line)) {
     std::istringstream in(line);
     in >> word;
-    if (word == "type") in >> c.type;
-    else if (word == "size") in >> width >> height;
-    else if (word == "connectivity") in >> c.connectivity;
-    else if (word == "exact") in >> c.exact;
-    else if (word == "relief") read_rows(c.relief);
-    else if (word == "markers") read_rows(c.markers);
-    else if (word == "mask" && line.find("none") == std::string::npos) read_rows(c.mask);
-    else if (word == "expected") read_rows(c.expected);
+    if (word == "type")
+      in >> c.type;
+    else if (word == "size")
+      in >> width >> height;
+    else if (word == "connectivity")
+      in >> c.connectivity;
+    else if (word == "exact")
+      in >> c.exact;
+    else if (word == "relief")
+      read_rows(c.relief);
+    else if (word == "markers")
+      read_rows(c.markers);
+    else if (word == "mask" && line.find("none") == std::string::npos)
+      read_rows(c.mask);
+    else if (word == "expected")
+      read_rows(c.expected);
   }
   return c;
 }
@@ -176,36 +186,41 @@ GIGASEG_BACKEND_TEST_SUITE(WatershedOnBackend);
 
 // The backend's portable (parallel) path: the tuned OpenMP path is the serial flood itself.
 template <class Space, class T>
-HostImage<Label> parallel(Space const& space, HostImage<T> const& relief, HostImage<Label> const& markers, int connectivity,
-                          HostImage<std::uint8_t> const& mask = {}, Path path = Path::portable) {
+HostImage<Label> parallel(Space const& space, HostImage<T> const& relief, HostImage<Label> const& markers,
+                          int connectivity, HostImage<std::uint8_t> const& mask = {}, Path path = Path::portable) {
   using M = typename Space::memory_space;
   ImageView<Label, M> out("out", relief.width(), relief.height());
   ImageView<std::uint8_t, M> device_mask;
   if (!mask.empty()) device_mask = test::to_space(space, mask);
-  watershed(space, ImageView<T const, M>(test::to_space(space, relief)), ImageView<Label const, M>(test::to_space(space, markers)),
-            out, WatershedParams{connectivity, path}, ImageView<std::uint8_t const, M>(device_mask));
+  watershed(space, ImageView<T const, M>(test::to_space(space, relief)),
+            ImageView<Label const, M>(test::to_space(space, markers)), out, WatershedParams{connectivity, path},
+            ImageView<std::uint8_t const, M>(device_mask));
   return test::to_host(space, out);
 }
 
 TYPED_TEST(WatershedOnBackend, GoldenCasesAndHandMadeOnes) {
   TypeParam space;
-  for (std::string const name : {"distinct_float_c4", "distinct_float_c8", "distinct_u16_mask_c4", "distinct_u16_mask_c8",
-                                 "plateau_cells_0_c8", "plateau_cells_1_c8"}) {
+  for (std::string const name : {"distinct_float_c4", "distinct_float_c8", "distinct_u16_mask_c4",
+                                 "distinct_u16_mask_c8", "plateau_cells_0_c8", "plateau_cells_1_c8"}) {
     GoldenCase const c = read_case(name);
     HostImage<std::uint8_t> mask;
     if (!c.mask.empty()) mask = image_of<std::uint8_t>(c.mask);
     auto const markers = image_of<Label>(c.markers);
     HostImage<Label> ours;
-    if (c.type == "float") ours = parallel(space, image_of<float>(c.relief), markers, c.connectivity, mask);
-    else if (c.type == "u16") ours = parallel(space, image_of<std::uint16_t>(c.relief), markers, c.connectivity, mask);
-    else ours = parallel(space, image_of<std::uint8_t>(c.relief), markers, c.connectivity, mask);
+    if (c.type == "float")
+      ours = parallel(space, image_of<float>(c.relief), markers, c.connectivity, mask);
+    else if (c.type == "u16")
+      ours = parallel(space, image_of<std::uint16_t>(c.relief), markers, c.connectivity, mask);
+    else
+      ours = parallel(space, image_of<std::uint8_t>(c.relief), markers, c.connectivity, mask);
     auto const expected = image_of<Label>(c.expected);
     index_t const differ = test::count_differences(ours, expected);
     this->RecordProperty(std::string(name) + "_differing_pixels", std::to_string(differ));
     if (c.exact)
       EXPECT_EQ(differ, 0) << name;
     else
-      EXPECT_LE(double(differ), 0.01 * double(ours.width() * ours.height())) << name << ": " << differ << " pixels differ";
+      EXPECT_LE(double(differ), 0.01 * double(ours.width() * ours.height()))
+          << name << ": " << differ << " pixels differ";
   }
   auto const relief = image_of<float>({{0, 4, 4, 4, 4, 4, 0}});
   EXPECT_EQ(rows_of(parallel(space, relief, image_of<Label>({{7, 0, 0, 0, 0, 0, 9}}), 4)),
@@ -213,8 +228,10 @@ TYPED_TEST(WatershedOnBackend, GoldenCasesAndHandMadeOnes) {
   auto const diagonal = image_of<std::uint8_t>({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}});
   auto const flat = image_of<std::uint8_t>({{0, 0, 0}, {0, 0, 0}, {0, 0, 0}});
   auto const corner = image_of<Label>({{5, 0, 0}, {0, 0, 0}, {0, 0, 0}});
-  EXPECT_EQ(rows_of(parallel(space, flat, corner, 4, diagonal)), (std::vector<std::vector<double>>{{5, 0, 0}, {0, 0, 0}, {0, 0, 0}}));
-  EXPECT_EQ(rows_of(parallel(space, flat, corner, 8, diagonal)), (std::vector<std::vector<double>>{{5, 0, 0}, {0, 5, 0}, {0, 0, 5}}));
+  EXPECT_EQ(rows_of(parallel(space, flat, corner, 4, diagonal)),
+            (std::vector<std::vector<double>>{{5, 0, 0}, {0, 0, 0}, {0, 0, 0}}));
+  EXPECT_EQ(rows_of(parallel(space, flat, corner, 8, diagonal)),
+            (std::vector<std::vector<double>>{{5, 0, 0}, {0, 5, 0}, {0, 0, 5}}));
 }
 
 TYPED_TEST(WatershedOnBackend, EqualsTheFloodOnDistinctReliefs) {
@@ -234,11 +251,14 @@ TYPED_TEST(WatershedOnBackend, EqualsTheFloodOnDistinctReliefs) {
       for (bool with_mask : {false, true}) {
         HostImage<Label> expected("expected", w, h);
         watershed_flood(HostImage<std::uint16_t const>(relief), HostImage<Label const>(markers), expected,
-                        WatershedParams{connectivity}, with_mask ? HostImage<std::uint8_t const>(mask) : HostImage<std::uint8_t const>());
+                        WatershedParams{connectivity},
+                        with_mask ? HostImage<std::uint8_t const>(mask) : HostImage<std::uint8_t const>());
         for (Path path : {Path::portable, Path::automatic}) {
-          auto const ours = parallel(space, relief, markers, connectivity, with_mask ? mask : HostImage<std::uint8_t>(), path);
-          EXPECT_EQ(test::count_differences(ours, expected), 0) << w << "x" << h << " connectivity " << connectivity
-                                                                 << (with_mask ? " masked" : "") << " path " << to_string(path);
+          auto const ours =
+              parallel(space, relief, markers, connectivity, with_mask ? mask : HostImage<std::uint8_t>(), path);
+          EXPECT_EQ(test::count_differences(ours, expected), 0)
+              << w << "x" << h << " connectivity " << connectivity << (with_mask ? " masked" : "") << " path "
+              << to_string(path);
         }
       }
   }

@@ -15,17 +15,18 @@ namespace detail {
 template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void rgb_to_gray_portable(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& in,
                           ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out) {
-  detail::for_each_row_pixel(space, "gigaseg::rgb_to_gray", in.height(), in.width(),
-                             KOKKOS_LAMBDA(index_t y, index_t x) { out(y, x) = detail::luma_bt601(in(y, x)); });
+  detail::for_each_row_pixel(
+      space, "gigaseg::rgb_to_gray", in.height(), in.width(),
+      KOKKOS_LAMBDA(index_t y, index_t x) { out(y, x) = detail::luma_bt601(in(y, x)); });
 }
 
 template <class ExecSpace, class T, class U, class Unit = detail::unit_for<ExecSpace>>
 void convert_portable(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
                       ImageView<U, typename ExecSpace::memory_space> const& out, ConvertParams const& params) {
   double const scale = params.scale, offset = params.offset;
-  detail::for_each_row_pixel(space, "gigaseg::convert", in.height(), in.width(), KOKKOS_LAMBDA(index_t y, index_t x) {
-    out(y, x) = detail::saturate<U>(double(in(y, x)) * scale + offset);
-  });
+  detail::for_each_row_pixel(
+      space, "gigaseg::convert", in.height(), in.width(),
+      KOKKOS_LAMBDA(index_t y, index_t x) { out(y, x) = detail::saturate<U>(double(in(y, x)) * scale + offset); });
 }
 
 }  // namespace detail

@@ -21,7 +21,10 @@ template <class ExecSpace>
 void fft(ExecSpace const& space, FftDirection direction, float* real, FftComplex* spectrum, long ny, long nx) {
   dispatch<FftAlgorithm>(
       space, Path::tuned,
-      [] { GIGASEG_THROW(ErrorKind::usage, "convolve(method)", "the FFT method has no transform on this backend (use direct)"); },
+      [] {
+        GIGASEG_THROW(ErrorKind::usage, "convolve(method)",
+                      "the FFT method has no transform on this backend (use direct)");
+      },
       direction, real, spectrum, ny, nx);
 }
 
@@ -33,7 +36,8 @@ constexpr int fft_from_taps() {
 }
 
 template <class ExecSpace>
-Kokkos::View<float*, typename ExecSpace::memory_space> upload_weights(ExecSpace const& space, ConvolutionKernel const& kernel) {
+Kokkos::View<float*, typename ExecSpace::memory_space> upload_weights(ExecSpace const& space,
+                                                                      ConvolutionKernel const& kernel) {
   Kokkos::View<float*, typename ExecSpace::memory_space> weights("gigaseg::convolve::weights", kernel.weights.size());
   auto host = Kokkos::create_mirror_view(weights);
   for (std::size_t i = 0; i < kernel.weights.size(); ++i) host(i) = kernel.weights[i];
@@ -92,23 +96,27 @@ void convolve_fft(ExecSpace const& space, ImageView<std::uint8_t const, typename
   auto const weights = upload_weights(space, kernel);
   // P(py, px) = in(clamp(py - ay), clamp(px - ax)) over the (height + kh - 1) x (width + kw - 1)
   // valid region; zeros beyond it. The flipped kernel sits at the origin.
-  Kokkos::parallel_for("gigaseg::convolve::pad", Range2(space, {0, 0}, {ny, nx}), KOKKOS_LAMBDA(long py, long px) {
-    float v = 0.0f;
-    if (py < height + kh - 1 && px < width + kw - 1)
-      v = float(in(border_index(py - ay, height, Border::replicate), border_index(px - ax, width, Border::replicate)));
-    image(py, px) = v;
-    taps(py, px) = py < kh && px < kw ? weights((kh - 1 - py) * kw + (kw - 1 - px)) : 0.0f;
-  });
+  Kokkos::parallel_for(
+      "gigaseg::convolve::pad", Range2(space, {0, 0}, {ny, nx}), KOKKOS_LAMBDA(long py, long px) {
+        float v = 0.0f;
+        if (py < height + kh - 1 && px < width + kw - 1)
+          v = float(
+              in(border_index(py - ay, height, Border::replicate), border_index(px - ax, width, Border::replicate)));
+        image(py, px) = v;
+        taps(py, px) = py < kh && px < kw ? weights((kh - 1 - py) * kw + (kw - 1 - px)) : 0.0f;
+      });
   fft(space, FftDirection::forward, image.data(), image_hat.data(), ny, nx);
   fft(space, FftDirection::forward, taps.data(), taps_hat.data(), ny, nx);
   float const scale = 1.0f / (float(ny) * float(nx));
-  Kokkos::parallel_for("gigaseg::convolve::product", Range2(space, {0, 0}, {ny, nxc}),
-                       KOKKOS_LAMBDA(long i, long j) { image_hat(i, j) = image_hat(i, j) * taps_hat(i, j) * scale; });
+  Kokkos::parallel_for(
+      "gigaseg::convolve::product", Range2(space, {0, 0}, {ny, nxc}),
+      KOKKOS_LAMBDA(long i, long j) { image_hat(i, j) = image_hat(i, j) * taps_hat(i, j) * scale; });
   fft(space, FftDirection::inverse, image.data(), image_hat.data(), ny, nx);
   // Circular convolution C(y', x') = sum kf(i, j) P(y' - i, x' - j); the correlation at (y, x) is
   // C(y + kh - 1, x + kw - 1), which never wraps.
-  Kokkos::parallel_for("gigaseg::convolve::crop", Range2(space, {0, 0}, {height, width}),
-                       KOKKOS_LAMBDA(long y, long x) { out(y, x) = image(y + kh - 1, x + kw - 1); });
+  Kokkos::parallel_for(
+      "gigaseg::convolve::crop", Range2(space, {0, 0}, {height, width}),
+      KOKKOS_LAMBDA(long y, long x) { out(y, x) = image(y + kh - 1, x + kw - 1); });
   space.fence();  // the views above are released on return
 }
 
@@ -119,7 +127,8 @@ namespace gigaseg {
 template <class ExecSpace>
 ConvolveMethod convolve_method(ConvolutionKernel const& kernel, ConvolveMethod requested) {
   if (requested != ConvolveMethod::automatic) return requested;
-  return TunedAvailable<FftAlgorithm, ExecSpace>::value && long(kernel.width) * kernel.height >= detail::fft_from_taps<ExecSpace>()
+  return TunedAvailable<FftAlgorithm, ExecSpace>::value &&
+                 long(kernel.width) * kernel.height >= detail::fft_from_taps<ExecSpace>()
              ? ConvolveMethod::fft
              : ConvolveMethod::direct;
 }

@@ -36,14 +36,17 @@ Path distance_path(Path requested) {
 }
 
 template <class ExecSpace>
-void distance_transform(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
+void distance_transform(ExecSpace const& space,
+                        ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                         ImageView<float, typename ExecSpace::memory_space> const& distance,
                         DistanceOutputs<typename ExecSpace::memory_space> const& extra, DistanceParams const& params) {
   detail::require_same_size("distance_transform", in.width(), in.height(), distance.width(), distance.height());
   if (!extra.squared.empty())
-    detail::require_same_size("distance_transform", in.width(), in.height(), extra.squared.width(), extra.squared.height());
+    detail::require_same_size("distance_transform", in.width(), in.height(), extra.squared.width(),
+                              extra.squared.height());
   if (!extra.nearest.empty())
-    detail::require_same_size("distance_transform", in.width(), in.height(), extra.nearest.width(), extra.nearest.height());
+    detail::require_same_size("distance_transform", in.width(), in.height(), extra.nearest.width(),
+                              extra.nearest.height());
   GIGASEG_REQUIRE(in.width() <= (index_t(1) << 30) && in.height() <= (index_t(1) << 30), ErrorKind::usage,
                   "distance_transform", "sides up to 2^30 pixels (exact 64-bit squared distances)");
   if (in.empty()) {

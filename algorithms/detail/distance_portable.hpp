@@ -23,7 +23,8 @@ namespace gigaseg::detail {
 // the block's columns, so every step reads a contiguous piece of a row. Returns whether the image
 // has any zero pixel.
 template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
-bool nearest_zero_rows(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
+bool nearest_zero_rows(ExecSpace const& space,
+                       ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                        ImageView<std::int32_t, typename ExecSpace::memory_space> const& rows) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
@@ -68,7 +69,9 @@ bool nearest_zero_rows(ExecSpace const& space, ImageView<std::uint8_t const, typ
 }
 
 // floor(a / b) for b > 0.
-KOKKOS_INLINE_FUNCTION std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+KOKKOS_INLINE_FUNCTION std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
 
 // Pass 2: per row, the lower envelope of f_i(x) = (x - i)^2 + g(i)^2 over columns i, where g(i) is
 // the vertical distance to column i's nearest zero pixel (`far` when it has none, larger than any
@@ -92,56 +95,57 @@ void envelope_rows(ExecSpace const& space, ImageView<std::int32_t const, typenam
   // reserved for every resident team at once: wide rows would ask for hundreds of GiB).
   constexpr bool on_host = runs_on_host<ExecSpace>();
   std::size_t const bytes = std::size_t(width) * (2 * sizeof(std::int32_t) + sizeof(std::int64_t));
-  index_t const batch = on_host ? height : std::max<index_t>(1, std::min<index_t>(height, index_t((std::size_t(512) << 20) / bytes)));
+  index_t const batch =
+      on_host ? height : std::max<index_t>(1, std::min<index_t>(height, index_t((std::size_t(512) << 20) / bytes)));
   Kokkos::View<std::int64_t*, typename ExecSpace::memory_space> work(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "gigaseg::distance::envelope_work"), on_host ? 0 : std::size_t(batch) * 2 * std::size_t(width));
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "gigaseg::distance::envelope_work"),
+      on_host ? 0 : std::size_t(batch) * 2 * std::size_t(width));
   for (index_t y0 = 0; y0 < height; y0 += batch) {
-  index_t const rows_here = std::min<index_t>(batch, height - y0);
-  Policy policy(space, int(rows_here), 1);
-  if (on_host) policy.set_scratch_size(1, Kokkos::PerTeam(bytes));
-  Kokkos::parallel_for(
-      "gigaseg::distance::rows", policy,
-      KOKKOS_LAMBDA(Member const& member) {
-        index_t const y = y0 + member.league_rank();
-        if (subset && only(y) == 0) return;
-        auto* const squares = on_host ? static_cast<std::int64_t*>(member.team_scratch(1).get_shmem(bytes))
-                                      : work.data() + std::size_t(member.league_rank()) * 2 * std::size_t(width);
-        auto* const s = reinterpret_cast<std::int32_t*>(squares + width);
-        std::int32_t* const t = s + width;
-        std::int32_t const* const row = rows.row(y);
-        for (index_t i = 0; i < width; ++i) {
-          std::int64_t const g = row[i] < 0 ? far : (row[i] > y ? row[i] - y : y - row[i]);
-          squares[i] = g * g;
-        }
-        auto g2 = [&](index_t i) { return squares[i]; };
-        auto f = [&](index_t x, index_t i) { return (x - i) * (x - i) + g2(i); };
-        index_t q = 0;
-        s[0] = 0;
-        t[0] = 0;
-        for (index_t u = 1; u < width; ++u) {
-          while (q >= 0 && f(t[q], s[q]) > f(t[q], u)) --q;
-          if (q < 0) {
-            q = 0;
-            s[0] = std::int32_t(u);
-          } else {
-            index_t const i = s[q];
-            index_t const w = 1 + floor_div(u * u - i * i + g2(u) - g2(i), 2 * (u - i));
-            if (w < width) {
-              ++q;
-              s[q] = std::int32_t(u);
-              t[q] = std::int32_t(w);
+    index_t const rows_here = std::min<index_t>(batch, height - y0);
+    Policy policy(space, int(rows_here), 1);
+    if (on_host) policy.set_scratch_size(1, Kokkos::PerTeam(bytes));
+    Kokkos::parallel_for(
+        "gigaseg::distance::rows", policy, KOKKOS_LAMBDA(Member const& member) {
+          index_t const y = y0 + member.league_rank();
+          if (subset && only(y) == 0) return;
+          auto* const squares = on_host ? static_cast<std::int64_t*>(member.team_scratch(1).get_shmem(bytes))
+                                        : work.data() + std::size_t(member.league_rank()) * 2 * std::size_t(width);
+          auto* const s = reinterpret_cast<std::int32_t*>(squares + width);
+          std::int32_t* const t = s + width;
+          std::int32_t const* const row = rows.row(y);
+          for (index_t i = 0; i < width; ++i) {
+            std::int64_t const g = row[i] < 0 ? far : (row[i] > y ? row[i] - y : y - row[i]);
+            squares[i] = g * g;
+          }
+          auto g2 = [&](index_t i) { return squares[i]; };
+          auto f = [&](index_t x, index_t i) { return (x - i) * (x - i) + g2(i); };
+          index_t q = 0;
+          s[0] = 0;
+          t[0] = 0;
+          for (index_t u = 1; u < width; ++u) {
+            while (q >= 0 && f(t[q], s[q]) > f(t[q], u)) --q;
+            if (q < 0) {
+              q = 0;
+              s[0] = std::int32_t(u);
+            } else {
+              index_t const i = s[q];
+              index_t const w = 1 + floor_div(u * u - i * i + g2(u) - g2(i), 2 * (u - i));
+              if (w < width) {
+                ++q;
+                s[q] = std::int32_t(u);
+                t[q] = std::int32_t(w);
+              }
             }
           }
-        }
-        for (index_t u = width - 1; u >= 0; --u) {
-          index_t const i = s[q];
-          std::int64_t const d2 = f(u, i);
-          distance(y, u) = float(sqrt(double(d2)));
-          if (want_squared) squared(y, u) = d2;
-          if (want_nearest) nearest(y, u) = index_t(row[i]) * width + i;
-          if (u == t[q]) --q;
-        }
-      });
+          for (index_t u = width - 1; u >= 0; --u) {
+            index_t const i = s[q];
+            std::int64_t const d2 = f(u, i);
+            distance(y, u) = float(sqrt(double(d2)));
+            if (want_squared) squared(y, u) = d2;
+            if (want_nearest) nearest(y, u) = index_t(row[i]) * width + i;
+            if (u == t[q]) --q;
+          }
+        });
   }
 }
 

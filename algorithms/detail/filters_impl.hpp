@@ -30,9 +30,11 @@ Path sobel_path(FilterParams const& params) {
 template <class ExecSpace, class T>
 void median(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
             ImageView<T, typename ExecSpace::memory_space> const& out, int size, FilterParams const& params) {
-  static_assert(std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value || std::is_same<T, float>::value,
-                "median takes 8-bit, 16-bit or float images");
-  GIGASEG_REQUIRE(size == 3 || size == 5, ErrorKind::usage, "median(size)", "the median's size must be 3 or 5, got " + std::to_string(size));
+  static_assert(
+      std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value || std::is_same<T, float>::value,
+      "median takes 8-bit, 16-bit or float images");
+  GIGASEG_REQUIRE(size == 3 || size == 5, ErrorKind::usage, "median(size)",
+                  "the median's size must be 3 or 5, got " + std::to_string(size));
   detail::require_same_size("median", in.width(), in.height(), out.width(), out.height());
   if (in.empty()) {
     (void)median_path<ExecSpace, T>(params);  // still validates a forced path
@@ -61,8 +63,8 @@ void gaussian(ExecSpace const& space, ImageView<std::uint8_t const, typename Exe
   }
   std::vector<float> const weights = gaussian_weights(ksize, params.sigma);
   detail::dispatch<GaussianAlgorithm>(
-      space, params.path, [&] { detail::separable_filter(space, "gigaseg::gaussian", in, out, weights, true); }, in, out,
-      weights);
+      space, params.path, [&] { detail::separable_filter(space, "gigaseg::gaussian", in, out, weights, true); }, in,
+      out, weights);
 }
 
 template <class ExecSpace>
@@ -85,7 +87,8 @@ void sobel_magnitude(ExecSpace const& space, ImageView<std::uint8_t const, typen
     (void)sobel_path<ExecSpace>(params);  // still validates a forced path
     return;
   }
-  detail::dispatch<SobelAlgorithm>(space, params.path, [&] { detail::sobel_portable(space, in, out); }, in, out);
+  detail::dispatch<SobelAlgorithm>(
+      space, params.path, [&] { detail::sobel_portable(space, in, out); }, in, out);
 }
 
 }  // namespace gigaseg

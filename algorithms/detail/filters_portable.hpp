@@ -35,12 +35,12 @@ KOKKOS_FORCEINLINE_FUNCTION T window_median(ScratchTile<T> const& tile, int ly, 
 template <int K, class ExecSpace, class T, class Unit = detail::unit_for<ExecSpace>>
 void median_portable(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& in,
                      ImageView<T, typename ExecSpace::memory_space> const& out) {
-  tiled_stencil<ExecSpace, T>(space, K == 3 ? "gigaseg::median3" : "gigaseg::median5", in, K / 2, K / 2,
-                              Border::replicate, T(0),
-                              KOKKOS_LAMBDA(ScratchTile<T> const& tile, int ly, int lx0, int lx1, index_t y, index_t x0) {
-                                T* const row = out.row(y) + x0 - lx0;
-                                for (int lx = lx0; lx < lx1; ++lx) row[lx] = window_median<K>(tile, ly, lx);
-                              });
+  tiled_stencil<ExecSpace, T>(
+      space, K == 3 ? "gigaseg::median3" : "gigaseg::median5", in, K / 2, K / 2, Border::replicate, T(0),
+      KOKKOS_LAMBDA(ScratchTile<T> const& tile, int ly, int lx0, int lx1, index_t y, index_t x0) {
+        T* const row = out.row(y) + x0 - lx0;
+        for (int lx = lx0; lx < lx1; ++lx) row[lx] = window_median<K>(tile, ly, lx);
+      });
 }
 
 // Rounds and saturates a filter's float result to T: half to even as cv::saturate_cast, or half
@@ -59,7 +59,8 @@ KOKKOS_INLINE_FUNCTION T saturate_to(float v, bool half_up) {
 // One separable pass: out = sum_i weights(i) * in at offset i - radius along x (horizontal) or y,
 // accumulated in float, converted with saturate_to<U>(half_up).
 template <class ExecSpace, class T, class U, class Unit = detail::unit_for<ExecSpace>>
-void separable_pass(ExecSpace const& space, char const* label, ImageView<T const, typename ExecSpace::memory_space> const& in,
+void separable_pass(ExecSpace const& space, char const* label,
+                    ImageView<T const, typename ExecSpace::memory_space> const& in,
                     ImageView<U, typename ExecSpace::memory_space> const& out,
                     Kokkos::View<float const*, typename ExecSpace::memory_space> const& weights, bool horizontal,
                     bool half_up) {
@@ -95,8 +96,8 @@ void separable_pass(ExecSpace const& space, char const* label, ImageView<T const
 template <class ExecSpace>
 void separable_filter(ExecSpace const& space, char const* label,
                       ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
-                      ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, std::vector<float> const& kernel,
-                      bool half_up) {
+                      ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out,
+                      std::vector<float> const& kernel, bool half_up) {
   using Memory = typename ExecSpace::memory_space;
   Kokkos::View<float*, Memory> weights("gigaseg::filter::weights", kernel.size());
   auto host = Kokkos::create_mirror_view(weights);
@@ -104,27 +105,28 @@ void separable_filter(ExecSpace const& space, char const* label,
   Kokkos::deep_copy(space, weights, host);
   ImageView<float, Memory> rows(std::string(label) + "::rows", in.width(), in.height());
   separable_pass(space, label, in, rows, Kokkos::View<float const*, Memory>(weights), true, half_up);
-  separable_pass(space, label, ImageView<float const, Memory>(rows), out, Kokkos::View<float const*, Memory>(weights), false, half_up);
+  separable_pass(space, label, ImageView<float const, Memory>(rows), out, Kokkos::View<float const*, Memory>(weights),
+                 false, half_up);
   space.fence();  // `host` must outlive the copy
 }
 
 template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void sobel_portable(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                     ImageView<float, typename ExecSpace::memory_space> const& out) {
-  tiled_stencil<ExecSpace, float>(space, "gigaseg::sobel", in, 1, 1, Border::reflect101, 0.0f,
-                                  KOKKOS_LAMBDA(ScratchTile<float> const& tile, int ly, int lx0, int lx1, index_t y, index_t x0) {
-                                    float const* up = tile.row(ly - 1);
-                                    float const* mid = tile.row(ly);
-                                    float const* down = tile.row(ly + 1);
-                                    float* const row = out.row(y) + x0 - lx0;
-                                    for (int lx = lx0; lx < lx1; ++lx) {
-                                      float const gx = (up[lx + 1] - up[lx - 1]) + 2.0f * (mid[lx + 1] - mid[lx - 1]) +
-                                                       (down[lx + 1] - down[lx - 1]);
-                                      float const gy = (down[lx - 1] - up[lx - 1]) + 2.0f * (down[lx] - up[lx]) +
-                                                       (down[lx + 1] - up[lx + 1]);
-                                      row[lx] = sqrtf(gx * gx + gy * gy);
-                                    }
-                                  });
+  tiled_stencil<ExecSpace, float>(
+      space, "gigaseg::sobel", in, 1, 1, Border::reflect101, 0.0f,
+      KOKKOS_LAMBDA(ScratchTile<float> const& tile, int ly, int lx0, int lx1, index_t y, index_t x0) {
+        float const* up = tile.row(ly - 1);
+        float const* mid = tile.row(ly);
+        float const* down = tile.row(ly + 1);
+        float* const row = out.row(y) + x0 - lx0;
+        for (int lx = lx0; lx < lx1; ++lx) {
+          float const gx =
+              (up[lx + 1] - up[lx - 1]) + 2.0f * (mid[lx + 1] - mid[lx - 1]) + (down[lx + 1] - down[lx - 1]);
+          float const gy = (down[lx - 1] - up[lx - 1]) + 2.0f * (down[lx] - up[lx]) + (down[lx + 1] - up[lx + 1]);
+          row[lx] = sqrtf(gx * gx + gy * gy);
+        }
+      });
 }
 
 }  // namespace gigaseg::detail

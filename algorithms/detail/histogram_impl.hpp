@@ -42,9 +42,9 @@ template <class ExecSpace, class T>
 void histogram(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& image,
                Counts<typename ExecSpace::memory_space> const& counts, BinRange const& range,
                HistogramParams const& params) {
-  static_assert(std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value ||
-                    std::is_same<T, float>::value,
-                "binned histograms take 8-bit, 16-bit or float images");
+  static_assert(
+      std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value || std::is_same<T, float>::value,
+      "binned histograms take 8-bit, 16-bit or float images");
   GIGASEG_REQUIRE(range.bins >= 1 && range.bins <= (1 << 20), ErrorKind::usage, "BinRange::bins",
                   "must be between 1 and 1048576");
   GIGASEG_REQUIRE(range.hi > range.lo, ErrorKind::usage, "BinRange::hi", "HI must be greater than LO");

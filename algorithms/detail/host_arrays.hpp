@@ -25,7 +25,7 @@ template <class ExecSpace, class T, class... P>
 auto to_host_array(ExecSpace const& space, Kokkos::View<T*, P...> const& array) {
   using Array = Kokkos::View<T*, P...>;
   auto host = host_array<typename Array::non_const_value_type, typename Array::array_layout>(array.label() + "[host]",
-                                                                                              array.extent(0));
+                                                                                             array.extent(0));
   Kokkos::deep_copy(space, host, array);
   space.fence();
   return host;

@@ -30,7 +30,7 @@ KOKKOS_INLINE_FUNCTION int kmeans_trials(int k) {
   for (double e = 2.718281828459045; e <= double(k); e *= 2.718281828459045) ++trials;
   return trials;
 }
-constexpr int kmeans_max_trials = 7;  // kmeans_trials(max_clusters) = 6
+constexpr int kmeans_max_trials = 7;          // kmeans_trials(max_clusters) = 6
 constexpr int kmeans_scratch_samples = 4096;  // k-means++ keeps samples up to this many in fast memory
 
 // D^2 sampling's draw: the first sample whose inclusive running sum of distances passes

@@ -15,8 +15,8 @@ enum class FeatureSpace { gray, rgb, lab };
 
 namespace gigaseg::detail {
 
-constexpr int lab_gamma_entries = 256;   // sRGB value -> linear light, x 4096
-constexpr int lab_cbrt_entries = 4608;   // t x 4096 (t slightly above 1 after rounding) -> f(t) x 4096
+constexpr int lab_gamma_entries = 256;  // sRGB value -> linear light, x 4096
+constexpr int lab_cbrt_entries = 4608;  // t x 4096 (t slightly above 1 after rounding) -> f(t) x 4096
 
 struct LabMatrix {
   int m[9];  // sRGB (D65) -> XYZ / white point, x 4096

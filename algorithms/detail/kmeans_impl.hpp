@@ -71,7 +71,8 @@ void kmeans_pass_portable(ExecSpace const& space, KMeansPassArgs<typename ExecSp
         int const* const rank = local_centres + 3 * k;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(member, layout.accumulated()), [&](int i) { sums[i] = 0; });
         Kokkos::parallel_for(Kokkos::TeamThreadRange(member, k), [&](int i) { norms[i] = state[layout.norms() + i]; });
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, int(narrow)), [&](int i) { local_centres[i] = centres[i]; });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, int(narrow)),
+                             [&](int i) { local_centres[i] = centres[i]; });
         member.team_barrier();
         for (index_t y = member.league_rank(); y < height; y += member.league_size()) {
           Rgb8 const* row = image.row(y);
@@ -119,7 +120,8 @@ void kmeans_pass_portable(ExecSpace const& space, KMeansPassArgs<typename ExecSp
 template <class ExecSpace>
 void kmeans_pass(ExecSpace const& space, KMeansPassArgs<typename ExecSpace::memory_space> const& args,
                  std::uint64_t* sums_on_host, Path path) {
-  dispatch<KMeansAlgorithm>(space, path, [&] { kmeans_pass_portable(space, args); }, args, sums_on_host);
+  dispatch<KMeansAlgorithm>(
+      space, path, [&] { kmeans_pass_portable(space, args); }, args, sums_on_host);
 }
 
 // The update step, one team on the instance: new centres from the sums (an empty cluster keeps its
@@ -141,7 +143,8 @@ void kmeans_update(ExecSpace const& space, Centres const& centres, State const& 
               if (count == 0) return;
               std::uint64_t shift = 0, norm = 0;
               for (int i = 0; i < 3; ++i) {
-                long long const updated = round_div((long long)(256 * state(layout.sums() + 4 * c + i)), (long long)count);
+                long long const updated =
+                    round_div((long long)(256 * state(layout.sums() + 4 * c + i)), (long long)count);
                 long long const change = updated - centres(3 * c + i);
                 shift += std::uint64_t(change * change);
                 norm += std::uint64_t(updated * updated);
@@ -203,8 +206,8 @@ void kmeans_sample(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSp
 // ranks 0, norms, sums and flags zeroed. Integer sums and a deterministic scan make every backend
 // choose the same centres (tests/test_kmeans.cpp has a serial version of the same rules).
 template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
-void kmeans_initialise(ExecSpace const& space, int const* features, int* nearest, int n, int* centres, std::uint64_t* state,
-                       int k, std::uint64_t seed) {
+void kmeans_initialise(ExecSpace const& space, int const* features, int* nearest, int n, int* centres,
+                       std::uint64_t* state, int k, std::uint64_t seed) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   using Ints = Kokkos::View<int*, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -216,8 +219,8 @@ void kmeans_initialise(ExecSpace const& space, int const* features, int* nearest
   // each phase waited on its loads (0.24 ms for the initialisation at K = 8 on the H200; 0.17 ms
   // with them in scratch).
   bool const in_scratch = n <= kmeans_scratch_samples;
-  std::size_t const scratch_bytes =
-      Ints::shmem_size(kmeans_max_trials) + (in_scratch ? Shorts::shmem_size(3 * std::size_t(n)) + Ints::shmem_size(n) : 0);
+  std::size_t const scratch_bytes = Ints::shmem_size(kmeans_max_trials) +
+                                    (in_scratch ? Shorts::shmem_size(3 * std::size_t(n)) + Ints::shmem_size(n) : 0);
   auto body = KOKKOS_LAMBDA(Member const& member) {
     Ints scratch(member.team_scratch(0), kmeans_max_trials);
     int* const candidates = scratch.data();
@@ -228,12 +231,16 @@ void kmeans_initialise(ExecSpace const& space, int const* features, int* nearest
       Ints nearest_scratch(member.team_scratch(0), n);
       fast_features = features_scratch.data();
       nearest_to = nearest_scratch.data();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 3 * n), [&](int i) { fast_features[i] = short(features[i]); });
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 3 * n),
+                           [&](int i) { fast_features[i] = short(features[i]); });
       member.team_barrier();
     }
-    auto feature = [&](int channel, int i) { return in_scratch ? int(fast_features[channel * n + i]) : features[channel * n + i]; };
+    auto feature = [&](int channel, int i) {
+      return in_scratch ? int(fast_features[channel * n + i]) : features[channel * n + i];
+    };
     auto distance = [&](int i, int j) {
-      int const d0 = feature(0, i) - feature(0, j), d1 = feature(1, i) - feature(1, j), d2 = feature(2, i) - feature(2, j);
+      int const d0 = feature(0, i) - feature(0, j), d1 = feature(1, i) - feature(1, j),
+                d2 = feature(2, i) - feature(2, j);
       return d0 * d0 + d1 * d1 + d2 * d2;
     };
     auto write_centre = [&](int c, int j) {
@@ -266,7 +273,8 @@ void kmeans_initialise(ExecSpace const& space, int const* features, int* nearest
       member.team_barrier();
       Kokkos::single(Kokkos::PerTeam(member), [&]() {
         for (int t = 0; t < trials; ++t)
-          candidates[t] = total == 0 ? int(kmeans_random(seed, 2, std::uint64_t(c * trials + t)) % std::uint64_t(n)) : n - 1;
+          candidates[t] =
+              total == 0 ? int(kmeans_random(seed, 2, std::uint64_t(c * trials + t)) % std::uint64_t(n)) : n - 1;
       });
       member.team_barrier();
       if (total != 0) {
@@ -326,7 +334,8 @@ Path kmeans_path(Path requested) {
 
 template <class ExecSpace>
 KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
-                    ImageView<std::uint8_t, typename ExecSpace::memory_space> const& labels, KMeansParams const& params) {
+                    ImageView<std::uint8_t, typename ExecSpace::memory_space> const& labels,
+                    KMeansParams const& params) {
   using Memory = typename ExecSpace::memory_space;
   GIGASEG_REQUIRE(params.k >= 1 && params.k <= max_clusters, ErrorKind::usage, "KMeansParams::k",
                   "must be between 1 and " + std::to_string(max_clusters));
@@ -345,8 +354,9 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
   Kokkos::View<int*, Memory> tables("gigaseg::kmeans::lab_tables",
                                     params.space == FeatureSpace::lab ? host_tables.size() : 0);
   if (params.space == FeatureSpace::lab)
-    Kokkos::deep_copy(space, tables, Kokkos::View<int const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-                                         host_tables.data(), host_tables.size()));
+    Kokkos::deep_copy(
+        space, tables,
+        Kokkos::View<int const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host_tables.data(), host_tables.size()));
   detail::FeatureMap const features{params.space, tables.data(), detail::lab_matrix()};
 
   // Everything the run keeps on the backend, in one allocation (in words of 64 bits): the state,
@@ -371,7 +381,8 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
   } else
 #endif
   {
-    owned_workspace = decltype(owned_workspace)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gigaseg::kmeans::workspace"), words);
+    owned_workspace =
+        decltype(owned_workspace)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gigaseg::kmeans::workspace"), words);
     workspace = owned_workspace;
   }
   std::uint64_t* const state = workspace.data();
@@ -381,9 +392,8 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
 
   // Host passes reduce into this array and it is copied over the state's sums (a host space's
   // state is host memory, so this is the same memory and the copy is nothing).
-  std::uint64_t* const host_sums = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible
-                                       ? state + layout.sums()
-                                       : nullptr;
+  std::uint64_t* const host_sums =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible ? state + layout.sums() : nullptr;
   // Stop once no centre moved by more than the tolerance: squared shift <= (256 tolerance)^2.
   double const limit = params.tolerance < 0 ? -1.0 : (256.0 * params.tolerance) * (256.0 * params.tolerance);
   Kokkos::View<int*, Memory, Kokkos::MemoryUnmanaged> const centres_view(centres, std::size_t(4 * k));
@@ -413,8 +423,8 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
     result.inertia = double(host_state[layout.inertia()]) / 65536.0;
     result.centres.resize(std::size_t(k));
     for (int c = 0; c < k; ++c)
-      result.centres[std::size_t(host_centres[3 * k + c])] = {host_centres[3 * c] / 256.0, host_centres[3 * c + 1] / 256.0,
-                                                              host_centres[3 * c + 2] / 256.0};
+      result.centres[std::size_t(host_centres[3 * k + c])] = {
+          host_centres[3 * c] / 256.0, host_centres[3 * c + 1] / 256.0, host_centres[3 * c + 2] / 256.0};
     return result;
   };
 

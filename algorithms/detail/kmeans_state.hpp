@@ -25,7 +25,9 @@ struct KMeansState {
   // squared distance (1/65536 feature units^2, only summed by the final pass).
   KOKKOS_INLINE_FUNCTION int sums() const { return k; }
   KOKKOS_INLINE_FUNCTION int inertia() const { return k + 4 * k; }
-  KOKKOS_INLINE_FUNCTION int converged() const { return inertia() + 1; }   // 1 once a step moved no centre past the tolerance
+  KOKKOS_INLINE_FUNCTION int converged() const {
+    return inertia() + 1;
+  }  // 1 once a step moved no centre past the tolerance
   KOKKOS_INLINE_FUNCTION int iterations() const { return converged() + 1; }  // update steps run
   KOKKOS_INLINE_FUNCTION int size() const { return iterations() + 1; }
   KOKKOS_INLINE_FUNCTION int accumulated() const { return 4 * k + 1; }  // sums() .. inertia(), zeroed per pass
@@ -60,8 +62,8 @@ struct KMeansPassArgs {
   ImageView<Rgb8 const, MemorySpace> image;
   ImageView<std::uint8_t, MemorySpace> labels;
   FeatureMap features;
-  int const* centres;        // 3k, then the rank of each cluster (k)
-  std::uint64_t* state;      // KMeansState layout
+  int const* centres;    // 3k, then the rank of each cluster (k)
+  std::uint64_t* state;  // KMeansState layout
   int k;
   bool final_pass;
 };

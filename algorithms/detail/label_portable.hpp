@@ -90,8 +90,10 @@ KOKKOS_INLINE_FUNCTION int reduced_links(bool nw, bool n, bool ne, bool w, int c
                                          Neighbour& second) {
   int count = 0;
   auto link = [&](Neighbour q) {
-    if (count == 0) first = q;
-    else second = q;
+    if (count == 0)
+      first = q;
+    else
+      second = q;
     ++count;
   };
   if (connectivity == 4) {
@@ -117,8 +119,7 @@ KOKKOS_INLINE_FUNCTION int neighbour_dx(Neighbour q) {
 // The links of pixel (y, x) of `image` as linear indices y * width + x.
 template <class T, class MemorySpace, class Index>
 KOKKOS_INLINE_FUNCTION int links_of(ImageView<T const, MemorySpace> const& image, Connects<T> connects,
-                                    int connectivity, index_t y, index_t x, Index width, Index& first,
-                                    Index& second) {
+                                    int connectivity, index_t y, index_t x, Index width, Index& first, Index& second) {
   T const p = image(y, x);
   bool const has_up = y > 0, has_left = x > 0, has_right = x + 1 < index_t(width);
   T const* up = has_up ? image.row(y - 1) : nullptr;

@@ -21,7 +21,8 @@ namespace gigaseg::detail {
 
 // Calls f(ny, nx) for the neighbours of (y, x) inside the image (8, or the 4 edge neighbours).
 template <class F>
-KOKKOS_INLINE_FUNCTION void for_neighbours(index_t y, index_t x, index_t height, index_t width, bool eight, F const& f) {
+KOKKOS_INLINE_FUNCTION void for_neighbours(index_t y, index_t x, index_t height, index_t width, bool eight,
+                                           F const& f) {
   for (int dy = -1; dy <= 1; ++dy)
     for (int dx = -1; dx <= 1; ++dx) {
       if ((dy == 0 && dx == 0) || (!eight && dy != 0 && dx != 0)) continue;
@@ -36,50 +37,56 @@ void relabel(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory
              std::vector<Label> const& new_id) {
   ScratchArray<Label, ExecSpace> const map_memory(space, "gigaseg::relabel::map", new_id.size());
   auto const map = map_memory.view();
-  Kokkos::View<Label const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(new_id.data(), new_id.size());
+  Kokkos::View<Label const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(new_id.data(),
+                                                                                              new_id.size());
   Kokkos::deep_copy(space, map, host);
-  for_each_row_pixel(space, "gigaseg::relabel", labels.height(), labels.width(),
-                     KOKKOS_LAMBDA(index_t y, index_t x) { labels(y, x) = map(labels(y, x)); });
+  for_each_row_pixel(
+      space, "gigaseg::relabel", labels.height(), labels.width(),
+      KOKKOS_LAMBDA(index_t y, index_t x) { labels(y, x) = map(labels(y, x)); });
   space.fence();
 }
 
 // The portable reconstruction by dilation of rec (<= distance) under `distance` over its
 // foreground: a tile relaxation to the fixpoint.
 template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
-void reconstruct_portable(ExecSpace const& space, ImageView<float const, typename ExecSpace::memory_space> const& distance,
+void reconstruct_portable(ExecSpace const& space,
+                          ImageView<float const, typename ExecSpace::memory_space> const& distance,
                           ImageView<float, typename ExecSpace::memory_space> const& rec, bool eight) {
   index_t const width = distance.width(), height = distance.height();
-  detail::relax_to_fixpoint(space, "gigaseg::markers::reconstruct", rec,
-                            KOKKOS_LAMBDA(index_t y, index_t x, float own, detail::TileAccess<float> const& at) {
-                              float const d = distance(y, x);
-                              if (d <= 0) return own;
-                              float best = own;
-                              // Background neighbours hold `lowest` and never raise `best`.
-                              detail::for_neighbours(y, x, height, width, eight, [&](index_t ny, index_t nx) {
-                                float const v = at(ny, nx) < d ? at(ny, nx) : d;
-                                best = v > best ? v : best;
-                              });
-                              return best;
-                            });
+  detail::relax_to_fixpoint(
+      space, "gigaseg::markers::reconstruct", rec,
+      KOKKOS_LAMBDA(index_t y, index_t x, float own, detail::TileAccess<float> const& at) {
+        float const d = distance(y, x);
+        if (d <= 0) return own;
+        float best = own;
+        // Background neighbours hold `lowest` and never raise `best`.
+        detail::for_neighbours(y, x, height, width, eight, [&](index_t ny, index_t nx) {
+          float const v = at(ny, nx) < d ? at(ny, nx) : d;
+          best = v > best ? v : best;
+        });
+        return best;
+      });
 }
 
 // The portable spread of `lower` over the plateaus of rec_c (foreground pixels of equal value):
 // a tile relaxation to the fixpoint.
 template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
-void spread_over_plateaus_portable(ExecSpace const& space, ImageView<float const, typename ExecSpace::memory_space> const& rec_c,
+void spread_over_plateaus_portable(ExecSpace const& space,
+                                   ImageView<float const, typename ExecSpace::memory_space> const& rec_c,
                                    ImageView<std::uint8_t, typename ExecSpace::memory_space> const& lower, bool eight) {
   index_t const width = rec_c.width(), height = rec_c.height();
-  detail::relax_to_fixpoint(space, "gigaseg::markers::plateaus", lower,
-                            KOKKOS_LAMBDA(index_t y, index_t x, std::uint8_t own, detail::TileAccess<std::uint8_t> const& at) {
-                              if (own) return own;
-                              float const v = rec_c(y, x);
-                              std::uint8_t spread = 0;
-                              // Background neighbours hold `lowest`, never equal to a foreground v.
-                              detail::for_neighbours(y, x, height, width, eight, [&](index_t ny, index_t nx) {
-                                if (at(ny, nx) && rec_c(ny, nx) == v) spread = 1;
-                              });
-                              return spread;
-                            });
+  detail::relax_to_fixpoint(
+      space, "gigaseg::markers::plateaus", lower,
+      KOKKOS_LAMBDA(index_t y, index_t x, std::uint8_t own, detail::TileAccess<std::uint8_t> const& at) {
+        if (own) return own;
+        float const v = rec_c(y, x);
+        std::uint8_t spread = 0;
+        // Background neighbours hold `lowest`, never equal to a foreground v.
+        detail::for_neighbours(y, x, height, width, eight, [&](index_t ny, index_t nx) {
+          if (at(ny, nx) && rec_c(ny, nx) == v) spread = 1;
+        });
+        return spread;
+      });
 }
 
 }  // namespace gigaseg::detail

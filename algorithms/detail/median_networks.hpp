@@ -11,9 +11,13 @@ namespace gigaseg::detail::network {
 // Plain scalars' order (host loops, portable kernels).
 struct ScalarMinMax {
   template <class V>
-  static KOKKOS_FORCEINLINE_FUNCTION V min(V a, V b) { return b < a ? b : a; }
+  static KOKKOS_FORCEINLINE_FUNCTION V min(V a, V b) {
+    return b < a ? b : a;
+  }
   template <class V>
-  static KOKKOS_FORCEINLINE_FUNCTION V max(V a, V b) { return a < b ? b : a; }
+  static KOKKOS_FORCEINLINE_FUNCTION V max(V a, V b) {
+    return a < b ? b : a;
+  }
   template <class V>
   static KOKKOS_FORCEINLINE_FUNCTION void sort(V& a, V& b) {
     V const lo = min(a, b);

@@ -64,8 +64,9 @@ void morphology(ExecSpace const& space, ImageView<std::uint8_t const, typename E
       ImageView<std::uint8_t, Memory> eroded("gigaseg::morphology::eroded", in.width(), in.height());
       step(in, eroded, true);
       step(in, out, false);
-      detail::for_each_row_pixel(space, "gigaseg::morphology::gradient", in.height(), in.width(),
-                                 KOKKOS_LAMBDA(index_t y, index_t x) { out(y, x) = std::uint8_t(out(y, x) - eroded(y, x)); });
+      detail::for_each_row_pixel(
+          space, "gigaseg::morphology::gradient", in.height(), in.width(),
+          KOKKOS_LAMBDA(index_t y, index_t x) { out(y, x) = std::uint8_t(out(y, x) - eroded(y, x)); });
       return;
     }
   }

@@ -30,7 +30,9 @@
 
 namespace gigaseg::detail {
 
-KOKKOS_FORCEINLINE_FUNCTION int min_or_max(int a, int b, bool minimum) { return minimum ? (b < a ? b : a) : (b > a ? b : a); }
+KOKKOS_FORCEINLINE_FUNCTION int min_or_max(int a, int b, bool minimum) {
+  return minimum ? (b < a ? b : a) : (b > a ? b : a);
+}
 
 // One erosion (minimum) or dilation (maximum) over an element given as row spans in the backend's
 // memory: spans(2 i), spans(2 i + 1) = the first and last column offsets of row i, rows centred.
@@ -101,26 +103,28 @@ void van_herk_rows(ExecSpace const& space, ImageView<std::uint8_t const, typenam
   index_t const width = in.width(), height = in.height();
   index_t const blocks = (width + K - 1) / K;
   if constexpr (runs_on_host<ExecSpace>()) {
-    Kokkos::parallel_for("gigaseg::morphology::van_herk_rows", Kokkos::RangePolicy<ExecSpace>(space, 0, height),
-                         KOKKOS_LAMBDA(index_t y) {
-                           std::uint8_t const* src = in.row(y);
-                           std::uint8_t* dst = out.row(y);
-                           auto get = [&](index_t p) { return int(src[p]); };
-                           auto put = [&](index_t p, int v) { dst[p] = std::uint8_t(v); };
-                           auto at = [&](index_t p) { return int(dst[p]); };
-                           for (index_t b = 0; b < blocks; ++b) van_herk_block(get, put, at, width, K, b, minimum);
-                         });
+    Kokkos::parallel_for(
+        "gigaseg::morphology::van_herk_rows", Kokkos::RangePolicy<ExecSpace>(space, 0, height),
+        KOKKOS_LAMBDA(index_t y) {
+          std::uint8_t const* src = in.row(y);
+          std::uint8_t* dst = out.row(y);
+          auto get = [&](index_t p) { return int(src[p]); };
+          auto put = [&](index_t p, int v) { dst[p] = std::uint8_t(v); };
+          auto at = [&](index_t p) { return int(dst[p]); };
+          for (index_t b = 0; b < blocks; ++b) van_herk_block(get, put, at, width, K, b, minimum);
+        });
   } else {
-    Kokkos::parallel_for("gigaseg::morphology::van_herk_rows", Kokkos::RangePolicy<ExecSpace>(space, 0, blocks * height),
-                         KOKKOS_LAMBDA(index_t i) {
-                           index_t const y = i % height, b = i / height;
-                           std::uint8_t const* src = in.row(y);
-                           std::uint8_t* dst = out.row(y);
-                           auto get = [&](index_t p) { return int(src[p]); };
-                           auto put = [&](index_t p, int v) { dst[p] = std::uint8_t(v); };
-                           auto at = [&](index_t p) { return int(dst[p]); };
-                           van_herk_block(get, put, at, width, K, b, minimum);
-                         });
+    Kokkos::parallel_for(
+        "gigaseg::morphology::van_herk_rows", Kokkos::RangePolicy<ExecSpace>(space, 0, blocks * height),
+        KOKKOS_LAMBDA(index_t i) {
+          index_t const y = i % height, b = i / height;
+          std::uint8_t const* src = in.row(y);
+          std::uint8_t* dst = out.row(y);
+          auto get = [&](index_t p) { return int(src[p]); };
+          auto put = [&](index_t p, int v) { dst[p] = std::uint8_t(v); };
+          auto at = [&](index_t p) { return int(dst[p]); };
+          van_herk_block(get, put, at, width, K, b, minimum);
+        });
   }
 }
 
@@ -134,51 +138,54 @@ void van_herk_columns(ExecSpace const& space, ImageView<std::uint8_t const, type
     // team scratch.
     using Policy = Kokkos::TeamPolicy<ExecSpace>;
     std::size_t const bytes = (std::size_t(width) + 15) / 16 * 16;  // Kokkos aligns scratch requests
-    Kokkos::parallel_for("gigaseg::morphology::van_herk_columns",
-                         Policy(space, int(blocks), 1).set_scratch_size(1, Kokkos::PerTeam(bytes)),
-                         KOKKOS_LAMBDA(typename Policy::member_type const& member) {
-                           std::uint8_t* acc = static_cast<std::uint8_t*>(member.team_scratch(1).get_shmem(bytes));
-                           index_t const b = member.league_rank();
-                           int const r = K / 2;
-                           std::uint8_t const neutral = minimum ? 255 : 0;
-                           index_t const first = b * K - r, last = first + K - 1;
-                           auto fold = [&](std::uint8_t* a, std::uint8_t const* src) {
-                             if (minimum)
-                               for (index_t x = 0; x < width; ++x) a[x] = src[x] < a[x] ? src[x] : a[x];
-                             else
-                               for (index_t x = 0; x < width; ++x) a[x] = src[x] > a[x] ? src[x] : a[x];
-                           };
-                           for (index_t x = 0; x < width; ++x) acc[x] = neutral;
-                           for (index_t s = last; s >= first; --s) {
-                             if (s >= 0 && s < height) fold(acc, in.row(s));
-                             if (s + r >= 0 && s + r < height)
-                               for (index_t x = 0; x < width; ++x) out(s + r, x) = acc[x];
-                           }
-                           for (index_t x = 0; x < width; ++x) acc[x] = neutral;
-                           for (index_t t = last + 1; t < last + K; ++t) {
-                             if (t >= 0 && t < height) fold(acc, in.row(t));
-                             index_t const p = t - K + 1 + r;
-                             if (p >= 0 && p < height) fold(out.row(p), acc);
-                           }
-                         });
+    Kokkos::parallel_for(
+        "gigaseg::morphology::van_herk_columns",
+        Policy(space, int(blocks), 1).set_scratch_size(1, Kokkos::PerTeam(bytes)),
+        KOKKOS_LAMBDA(typename Policy::member_type const& member) {
+          std::uint8_t* acc = static_cast<std::uint8_t*>(member.team_scratch(1).get_shmem(bytes));
+          index_t const b = member.league_rank();
+          int const r = K / 2;
+          std::uint8_t const neutral = minimum ? 255 : 0;
+          index_t const first = b * K - r, last = first + K - 1;
+          auto fold = [&](std::uint8_t* a, std::uint8_t const* src) {
+            if (minimum)
+              for (index_t x = 0; x < width; ++x) a[x] = src[x] < a[x] ? src[x] : a[x];
+            else
+              for (index_t x = 0; x < width; ++x) a[x] = src[x] > a[x] ? src[x] : a[x];
+          };
+          for (index_t x = 0; x < width; ++x) acc[x] = neutral;
+          for (index_t s = last; s >= first; --s) {
+            if (s >= 0 && s < height) fold(acc, in.row(s));
+            if (s + r >= 0 && s + r < height)
+              for (index_t x = 0; x < width; ++x) out(s + r, x) = acc[x];
+          }
+          for (index_t x = 0; x < width; ++x) acc[x] = neutral;
+          for (index_t t = last + 1; t < last + K; ++t) {
+            if (t >= 0 && t < height) fold(acc, in.row(t));
+            index_t const p = t - K + 1 + r;
+            if (p >= 0 && p < height) fold(out.row(p), acc);
+          }
+        });
   } else {
-    Kokkos::parallel_for("gigaseg::morphology::van_herk_columns", Kokkos::RangePolicy<ExecSpace>(space, 0, blocks * width),
-                         KOKKOS_LAMBDA(index_t i) {
-                           index_t const x = i % width, b = i / width;
-                           auto get = [&](index_t p) { return int(in(p, x)); };
-                           auto put = [&](index_t p, int v) { out(p, x) = std::uint8_t(v); };
-                           auto at = [&](index_t p) { return int(out(p, x)); };
-                           van_herk_block(get, put, at, height, K, b, minimum);
-                         });
+    Kokkos::parallel_for(
+        "gigaseg::morphology::van_herk_columns", Kokkos::RangePolicy<ExecSpace>(space, 0, blocks * width),
+        KOKKOS_LAMBDA(index_t i) {
+          index_t const x = i % width, b = i / width;
+          auto get = [&](index_t p) { return int(in(p, x)); };
+          auto put = [&](index_t p, int v) { out(p, x) = std::uint8_t(v); };
+          auto at = [&](index_t p) { return int(out(p, x)); };
+          van_herk_block(get, put, at, height, K, b, minimum);
+        });
   }
 }
 
 // The spans (first[i], last[i]) of an element's rows, interleaved, in the backend's memory.
 template <class ExecSpace>
 Kokkos::View<int*, typename ExecSpace::memory_space> upload_spans(ExecSpace const& space, std::vector<int> const& first,
-                                                                   std::vector<int> const& last) {
+                                                                  std::vector<int> const& last) {
   Kokkos::View<int*, typename ExecSpace::memory_space> spans("gigaseg::morphology::spans", 2 * first.size());
-  auto host = host_array<int, typename decltype(spans)::array_layout>("gigaseg::morphology::spans[host]", spans.extent(0));
+  auto host =
+      host_array<int, typename decltype(spans)::array_layout>("gigaseg::morphology::spans[host]", spans.extent(0));
   for (std::size_t i = 0; i < first.size(); ++i) host(2 * i) = first[i], host(2 * i + 1) = last[i];
   Kokkos::deep_copy(space, spans, host);
   space.fence();  // `host` is released on return
@@ -198,9 +205,10 @@ constexpr int van_herk_from() {
 // Erosion or dilation with the whole element, portably: rectangles separably (van Herk from
 // van_herk_from() on), other elements in one tiled pass over their row spans.
 template <class ExecSpace>
-void erode_or_dilate_portable(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
-                              ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out, StructuringShape shape,
-                              int size, bool minimum) {
+void erode_or_dilate_portable(ExecSpace const& space,
+                              ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
+                              ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out,
+                              StructuringShape shape, int size, bool minimum) {
   using Memory = typename ExecSpace::memory_space;
   if (shape == StructuringShape::rect && size > 1) {
     ImageView<std::uint8_t, Memory> rows_done("gigaseg::morphology::rows", in.width(), in.height());
@@ -210,7 +218,8 @@ void erode_or_dilate_portable(ExecSpace const& space, ImageView<std::uint8_t con
       return;
     }
     auto const row_span = upload_spans(space, {-(size / 2)}, {size / 2});
-    auto const column_spans = upload_spans(space, std::vector<int>(std::size_t(size), 0), std::vector<int>(std::size_t(size), 0));
+    auto const column_spans =
+        upload_spans(space, std::vector<int>(std::size_t(size), 0), std::vector<int>(std::size_t(size), 0));
     min_max_filter(space, in, rows_done, row_span, 1, size / 2, minimum);
     min_max_filter(space, ImageView<std::uint8_t const, Memory>(rows_done), out, column_spans, size, 0, minimum);
     return;

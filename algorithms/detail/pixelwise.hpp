@@ -13,11 +13,11 @@ template <class ExecSpace, class Functor, class Unit = detail::unit_for<ExecSpac
 void for_each_row_pixel(ExecSpace const& space, char const* label, index_t height, index_t width, Functor f) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   if (height == 0 || width == 0) return;
-  Kokkos::parallel_for(label, Policy(space, int(height), Kokkos::AUTO),
-                       KOKKOS_LAMBDA(typename Policy::member_type const& member) {
-                         index_t const y = member.league_rank();
-                         Kokkos::parallel_for(Kokkos::TeamThreadRange(member, width), [&](index_t x) { f(y, x); });
-                       });
+  Kokkos::parallel_for(
+      label, Policy(space, int(height), Kokkos::AUTO), KOKKOS_LAMBDA(typename Policy::member_type const& member) {
+        index_t const y = member.league_rank();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, width), [&](index_t x) { f(y, x); });
+      });
 }
 
 }  // namespace gigaseg::detail

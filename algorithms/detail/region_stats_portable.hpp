@@ -39,7 +39,8 @@ void init_region_sums(ExecSpace const& space, Sums const& sums) {
   using Sum = unsigned long long;
   constexpr int fields = stat_fields;
   Kokkos::parallel_for(
-      "gigaseg::stats::init", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, index_t(sums.extent(0))),
+      "gigaseg::stats::init",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, index_t(sums.extent(0))),
       KOKKOS_LAMBDA(index_t i) {
         int const field = int(i % fields);
         bool const is_min = field == stat_x0 || field == stat_y0 || field == stat_min_intensity;
@@ -101,8 +102,8 @@ void region_stats_portable(ExecSpace const& space,
         Label const* above = y > 0 ? labels.row(y - 1) : nullptr;
         Label const* below = y + 1 < height ? labels.row(y + 1) : nullptr;
         T const* values = intensity.row(y);
-        auto add = [&](Label l, Sum area, Sum sum_x, Sum perimeter, Sum sum_i, index_t first_x, index_t last_x, Sum min_i,
-                       Sum max_i) {
+        auto add = [&](Label l, Sum area, Sum sum_x, Sum perimeter, Sum sum_i, index_t first_x, index_t last_x,
+                       Sum min_i, Sum max_i) {
           Sum* s = &sums(index_t(l - 1) * fields);
           Kokkos::atomic_add(&s[stat_area], area);
           Kokkos::atomic_add(&s[stat_sum_x], sum_x);

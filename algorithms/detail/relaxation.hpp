@@ -31,8 +31,8 @@ struct TileAccess {
 };
 
 template <class ExecSpace, class V, class Update, class Unit = detail::unit_for<ExecSpace>>
-void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, typename ExecSpace::memory_space> const& values,
-                       Update const& update) {
+void relax_to_fixpoint(ExecSpace const& space, char const* name,
+                       ImageView<V, typename ExecSpace::memory_space> const& values, Update const& update) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   constexpr bool on_host = runs_on_host<ExecSpace>();
@@ -56,7 +56,8 @@ void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, ty
         KOKKOS_LAMBDA(Member const& member, int& any) {
           index_t const ty = member.league_rank() / tiles_x, tx = member.league_rank() % tiles_x;
           index_t const y0 = ty * tile_h, x0 = tx * tile_w;
-          index_t const y1 = y0 + tile_h < height ? y0 + tile_h : height, x1 = x0 + tile_w < width ? x0 + tile_w : width;
+          index_t const y1 = y0 + tile_h < height ? y0 + tile_h : height,
+                        x1 = x0 + tile_w < width ? x0 + tile_w : width;
           // Tile and halo sizes fit in int: local index arithmetic in 32 bits (64-bit division is
           // a long instruction sequence on GPUs).
           int const th = int(y1 - y0), tw = int(x1 - x0);
@@ -73,7 +74,8 @@ void relax_to_fixpoint(ExecSpace const& space, char const* name, ImageView<V, ty
             at(y, x) = v;
             to(y, x) = v;
           });
-          if (!on_host) Kokkos::single(Kokkos::PerTeam(member), [&] { round_flags[0] = round_flags[1] = round_flags[2] = 0; });
+          if (!on_host)
+            Kokkos::single(Kokkos::PerTeam(member), [&] { round_flags[0] = round_flags[1] = round_flags[2] = 0; });
           member.team_barrier();
           // Updates the tile's pixel (ly, lx) from `at` into `to` (the same copy on hosts); 1 if it
           // changed.

@@ -65,8 +65,9 @@ struct TileShape {
 };
 
 template <class ExecSpace, class S, class T, class Body, class Unit = detail::unit_for<ExecSpace>>
-void tiled_stencil(ExecSpace const& space, char const* label, ImageView<T const, typename ExecSpace::memory_space> const& in,
-                   int rx, int ry, Border border, S fill, Body body) {
+void tiled_stencil(ExecSpace const& space, char const* label,
+                   ImageView<T const, typename ExecSpace::memory_space> const& in, int rx, int ry, Border border,
+                   S fill, Body body) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   using Shape = TileShape<ExecSpace>;
@@ -85,39 +86,40 @@ void tiled_stencil(ExecSpace const& space, char const* label, ImageView<T const,
   GIGASEG_REQUIRE(tiles_x * tiles_y <= index_t(0x7fffffff), ErrorKind::resource, label, "image has too many tiles");
   Policy policy(space, int(tiles_x * tiles_y), Shape::threads);
   policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
-  Kokkos::parallel_for(label, policy, KOKKOS_LAMBDA(Member const& member) {
-    index_t const tile = member.league_rank();
-    index_t const x0 = (tile % tiles_x) * Shape::width, y0 = (tile / tiles_x) * Shape::height;
-    S* const data = static_cast<S*>(member.team_scratch(0).get_shmem(scratch));
-    bool const interior = x0 - rx >= 0 && y0 - ry >= 0 && x0 + Shape::width + rx <= width &&
-                          y0 + Shape::height + ry <= height;
-    int const count = tile_w * tile_h;
-    if (interior) {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count), [&](int i) {
-        int const ty = i / tile_w, tx = i - ty * tile_w;
-        data[i] = S(in(y0 - ry + ty, x0 - rx + tx));
+  Kokkos::parallel_for(
+      label, policy, KOKKOS_LAMBDA(Member const& member) {
+        index_t const tile = member.league_rank();
+        index_t const x0 = (tile % tiles_x) * Shape::width, y0 = (tile / tiles_x) * Shape::height;
+        S* const data = static_cast<S*>(member.team_scratch(0).get_shmem(scratch));
+        bool const interior =
+            x0 - rx >= 0 && y0 - ry >= 0 && x0 + Shape::width + rx <= width && y0 + Shape::height + ry <= height;
+        int const count = tile_w * tile_h;
+        if (interior) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count), [&](int i) {
+            int const ty = i / tile_w, tx = i - ty * tile_w;
+            data[i] = S(in(y0 - ry + ty, x0 - rx + tx));
+          });
+        } else {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count), [&](int i) {
+            int const ty = i / tile_w, tx = i - ty * tile_w;
+            index_t const yy = border_index(y0 - ry + ty, height, border);
+            index_t const xx = border_index(x0 - rx + tx, width, border);
+            data[i] = yy < 0 || xx < 0 ? fill : S(in(yy, xx));
+          });
+        }
+        member.team_barrier();
+        ScratchTile<S> const view{data + ry * tile_w + rx, tile_w};
+        int const rows = int(height - y0 < Shape::height ? height - y0 : Shape::height);
+        int const cols = int(width - x0 < Shape::width ? width - x0 : Shape::width);
+        if (on_host) {  // a constant; not `if constexpr`, which nvcc refuses in extended lambdas
+          for (int ly = 0; ly < rows; ++ly) body(view, ly, 0, cols, y0 + ly, x0);
+        } else {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Shape::width * Shape::height), [&](int i) {
+            int const ly = i / Shape::width, lx = i - ly * Shape::width;
+            if (ly < rows && lx < cols) body(view, ly, lx, lx + 1, y0 + ly, x0 + lx);
+          });
+        }
       });
-    } else {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count), [&](int i) {
-        int const ty = i / tile_w, tx = i - ty * tile_w;
-        index_t const yy = border_index(y0 - ry + ty, height, border);
-        index_t const xx = border_index(x0 - rx + tx, width, border);
-        data[i] = yy < 0 || xx < 0 ? fill : S(in(yy, xx));
-      });
-    }
-    member.team_barrier();
-    ScratchTile<S> const view{data + ry * tile_w + rx, tile_w};
-    int const rows = int(height - y0 < Shape::height ? height - y0 : Shape::height);
-    int const cols = int(width - x0 < Shape::width ? width - x0 : Shape::width);
-    if (on_host) {  // a constant; not `if constexpr`, which nvcc refuses in extended lambdas
-      for (int ly = 0; ly < rows; ++ly) body(view, ly, 0, cols, y0 + ly, x0);
-    } else {
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Shape::width * Shape::height), [&](int i) {
-        int const ly = i / Shape::width, lx = i - ly * Shape::width;
-        if (ly < rows && lx < cols) body(view, ly, lx, lx + 1, y0 + ly, x0 + lx);
-      });
-    }
-  });
 }
 
 }  // namespace gigaseg::detail

@@ -23,7 +23,8 @@ void threshold(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
 }
 
 template <class ExecSpace>
-void threshold_local_mean(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
+void threshold_local_mean(ExecSpace const& space,
+                          ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
                           ImageView<std::uint8_t, typename ExecSpace::memory_space> const& out,
                           LocalMeanParams const& params) {
   detail::require_same_size("threshold", in.width(), in.height(), out.width(), out.height());

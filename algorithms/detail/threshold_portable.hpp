@@ -43,22 +43,22 @@ void threshold_u8(ExecSpace const& space, ImageView<std::uint8_t const, typename
     // Host: rows across threads and a plain loop along the row, which the compiler turns into
     // 16-byte vector compares (the word trick below is for GPU lanes; on a CPU it compared byte by
     // byte: 0.58 of memcpy on the 2-core machine, against >= 0.7 asked).
-    Kokkos::parallel_for(
-        "gigaseg::threshold_u8[Host]",
-        Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, in.height()), [=](index_t y) {
-          // Locals, not the closure's members: byte stores may alias anything, so a loop bound read
-          // from the closure is not invariant and the loop would not vectorise.
-          std::uint8_t const* __restrict__ src = in.row(y);
-          std::uint8_t* __restrict__ dst = out.row(y);
-          index_t const n = width;
-          int const level_byte = t;
-          if (level_byte < 0) {
-            for (index_t x = 0; x < n; ++x) dst[x] = 255;
-          } else {
-            std::uint8_t const limit = std::uint8_t(level_byte);
-            for (index_t x = 0; x < n; ++x) dst[x] = src[x] > limit ? 255 : 0;
-          }
-        });
+    Kokkos::parallel_for("gigaseg::threshold_u8[Host]",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<index_t>>(space, 0, in.height()),
+                         [=](index_t y) {
+                           // Locals, not the closure's members: byte stores may alias anything, so a loop bound read
+                           // from the closure is not invariant and the loop would not vectorise.
+                           std::uint8_t const* __restrict__ src = in.row(y);
+                           std::uint8_t* __restrict__ dst = out.row(y);
+                           index_t const n = width;
+                           int const level_byte = t;
+                           if (level_byte < 0) {
+                             for (index_t x = 0; x < n; ++x) dst[x] = 255;
+                           } else {
+                             std::uint8_t const limit = std::uint8_t(level_byte);
+                             for (index_t x = 0; x < n; ++x) dst[x] = src[x] > limit ? 255 : 0;
+                           }
+                         });
     return;
   }
   index_t const groups = aligned ? width / 16 : 0;
@@ -96,8 +96,9 @@ void threshold_portable(ExecSpace const& space, ImageView<T const, typename Exec
   if constexpr (std::is_same<T, std::uint8_t>::value) {
     detail::threshold_u8(space, in, out, level);
   } else {
-    detail::for_each_row_pixel(space, "gigaseg::threshold[Portable]", in.height(), in.width(),
-                               KOKKOS_LAMBDA(index_t y, index_t x) { out(y, x) = double(in(y, x)) > level ? 255 : 0; });
+    detail::for_each_row_pixel(
+        space, "gigaseg::threshold[Portable]", in.height(), in.width(),
+        KOKKOS_LAMBDA(index_t y, index_t x) { out(y, x) = double(in(y, x)) > level ? 255 : 0; });
   }
 }
 
@@ -115,21 +116,19 @@ void threshold_local_mean_portable(ExecSpace const& space,
   detail::BoxMean const mean_of(params.block * params.block);
   // Separable: row sums of each window (border replicate = clamped coordinates), then column sums.
   ImageView<std::uint32_t, Memory> row_sums("gigaseg::threshold_local_mean::row_sums", width, height);
-  detail::for_each_row_pixel(space, "gigaseg::threshold_local_mean::rows", height, width,
-                             KOKKOS_LAMBDA(index_t y, index_t x) {
-                               std::uint8_t const* row = in.row(y);
-                               std::uint32_t sum = 0;
-                               for (index_t k = x - radius; k <= x + radius; ++k)
-                                 sum += row[k < 0 ? 0 : k >= width ? width - 1 : k];
-                               row_sums(y, x) = sum;
-                             });
-  detail::for_each_row_pixel(space, "gigaseg::threshold_local_mean::columns", height, width,
-                             KOKKOS_LAMBDA(index_t y, index_t x) {
-                               std::uint32_t sum = 0;
-                               for (index_t k = y - radius; k <= y + radius; ++k)
-                                 sum += row_sums(k < 0 ? 0 : k >= height ? height - 1 : k, x);
-                               out(y, x) = int(in(y, x)) - mean_of(sum) > -delta ? 255 : 0;
-                             });
+  detail::for_each_row_pixel(
+      space, "gigaseg::threshold_local_mean::rows", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
+        std::uint8_t const* row = in.row(y);
+        std::uint32_t sum = 0;
+        for (index_t k = x - radius; k <= x + radius; ++k) sum += row[k < 0 ? 0 : k >= width ? width - 1 : k];
+        row_sums(y, x) = sum;
+      });
+  detail::for_each_row_pixel(
+      space, "gigaseg::threshold_local_mean::columns", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
+        std::uint32_t sum = 0;
+        for (index_t k = y - radius; k <= y + radius; ++k) sum += row_sums(k < 0 ? 0 : k >= height ? height - 1 : k, x);
+        out(y, x) = int(in(y, x)) - mean_of(sum) > -delta ? 255 : 0;
+      });
 }
 
 }  // namespace detail

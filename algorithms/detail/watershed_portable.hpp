@@ -55,16 +55,18 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
   // Temporaries from the stream-ordered pool on CUDA (core/scratch.hpp).
   ScratchImage<std::uint64_t, ExecSpace> const key_memory(space, "gigaseg::watershed::key", width, height);
   // Parents as raster indices into an unpitched array: pointer jumping then needs no division.
-  ScratchArray<index_t, ExecSpace> const parent_memory(space, "gigaseg::watershed::parent", std::size_t(width * height));
+  ScratchArray<index_t, ExecSpace> const parent_memory(space, "gigaseg::watershed::parent",
+                                                       std::size_t(width * height));
   auto const& key = key_memory.view();
   auto const& parent = parent_memory.view();
 
-  for_each_row_pixel(space, "gigaseg::watershed::init", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
-    bool const inside = !masked || mask(y, x) != 0;
-    Label const m = inside ? markers(y, x) : Label(0);
-    key(y, x) = m != 0 ? std::uint64_t(level_key(relief(y, x))) << (sizeof(T) <= 2 ? 48 : 32) : unreached;
-    parent(y * width + x) = m != 0 ? y * width + x : -1;
-  });
+  for_each_row_pixel(
+      space, "gigaseg::watershed::init", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
+        bool const inside = !masked || mask(y, x) != 0;
+        Label const m = inside ? markers(y, x) : Label(0);
+        key(y, x) = m != 0 ? std::uint64_t(level_key(relief(y, x))) << (sizeof(T) <= 2 ? 48 : 32) : unreached;
+        parent(y * width + x) = m != 0 ? y * width + x : -1;
+      });
 
   // The neighbour offsets in raster order (the 4-neighbourhood: up, left, right, down), inside
   // the image. The relaxation needs no mask test: pixels outside the mask keep `unreached`, whose
@@ -109,38 +111,40 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
   int const count = eight ? 8 : 4;
 
   // Relaxation to the fixpoint, tile by tile in scratch memory (detail/relaxation.hpp).
-  relax_to_fixpoint(space, "gigaseg::watershed::relax", key,
-                    KOKKOS_LAMBDA(index_t y, index_t x, std::uint64_t own, TileAccess<std::uint64_t> const& at) {
-                      if (masked && mask(y, x) == 0) return own;
-                      if (markers(y, x) != 0) return own;  // a marker (inside the mask)
-                      std::uint32_t const level_q = level_key(relief(y, x));
-                      std::uint64_t best = own;
-                      for (int k = 0; k < count; ++k) {
-                        index_t ny, nx;
-                        if (!in_image(k, y, x, ny, nx)) continue;
-                        std::uint64_t const c = step(at(ny, nx), level_q);
-                        best = c < best ? c : best;
-                      }
-                      return best;
-                    });
+  relax_to_fixpoint(
+      space, "gigaseg::watershed::relax", key,
+      KOKKOS_LAMBDA(index_t y, index_t x, std::uint64_t own, TileAccess<std::uint64_t> const& at) {
+        if (masked && mask(y, x) == 0) return own;
+        if (markers(y, x) != 0) return own;  // a marker (inside the mask)
+        std::uint32_t const level_q = level_key(relief(y, x));
+        std::uint64_t best = own;
+        for (int k = 0; k < count; ++k) {
+          index_t ny, nx;
+          if (!in_image(k, y, x, ny, nx)) continue;
+          std::uint64_t const c = step(at(ny, nx), level_q);
+          best = c < best ? c : best;
+        }
+        return best;
+      });
 
   // Parents: the neighbour whose step gives the pixel's key exactly, smallest (key, index) first.
-  for_each_row_pixel(space, "gigaseg::watershed::parents", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
-    std::uint64_t const own = key(y, x);
-    if (own == unreached || parent(y * width + x) == y * width + x || (masked && mask(y, x) == 0)) return;
-    std::uint32_t const level_q = level_key(relief(y, x));
-    std::uint64_t best_key = unreached;
-    index_t best = -1;
-    for (int k = 0; k < count; ++k) {
-      index_t ny, nx;
-      if (!neighbour(k, y, x, ny, nx)) continue;
-      std::uint64_t const kp = key(ny, nx);
-      index_t const index = ny * width + nx;
-      if (kp < own && step(kp, level_q) == own && (kp < best_key || (kp == best_key && index < best)))
-        best_key = kp, best = index;
-    }
-    parent(y * width + x) = best;
-  });
+  for_each_row_pixel(
+      space, "gigaseg::watershed::parents", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
+        std::uint64_t const own = key(y, x);
+        if (own == unreached || parent(y * width + x) == y * width + x || (masked && mask(y, x) == 0)) return;
+        std::uint32_t const level_q = level_key(relief(y, x));
+        std::uint64_t best_key = unreached;
+        index_t best = -1;
+        for (int k = 0; k < count; ++k) {
+          index_t ny, nx;
+          if (!neighbour(k, y, x, ny, nx)) continue;
+          std::uint64_t const kp = key(ny, nx);
+          index_t const index = ny * width + nx;
+          if (kp < own && step(kp, level_q) == own && (kp < best_key || (kp == best_key && index < best)))
+            best_key = kp, best = index;
+        }
+        parent(y * width + x) = best;
+      });
   // Pointer jumping to the roots (markers), then the labels.
   for (;;) {
     int changed = 0;
@@ -158,10 +162,11 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
         Kokkos::Max<int>(changed));
     if (changed <= 0) break;
   }
-  for_each_row_pixel(space, "gigaseg::watershed::labels", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
-    index_t const root = parent(y * width + x);
-    out(y, x) = root < 0 ? Label(0) : markers(root / width, root % width);
-  });
+  for_each_row_pixel(
+      space, "gigaseg::watershed::labels", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
+        index_t const root = parent(y * width + x);
+        out(y, x) = root < 0 ? Label(0) : markers(root / width, root % width);
+      });
 }
 
 }  // namespace gigaseg::detail

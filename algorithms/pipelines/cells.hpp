@@ -31,14 +31,14 @@ enum class CellsRelief { distance, gradient };
 
 struct CellsParams {
   Foreground foreground = Foreground::automatic;
-  int median_size = 3;               // 3 or 5; 0 or 1: no median
-  int open_size = 3;                 // rectangle; 0 or 1: no opening
-  float h = 0.5f;                    // h-maxima height of the markers (pixels of distance)
-  float min_separation = 8.f;        // pixels between marker centroids (0: no limit)
-  index_t min_area = 16;             // smaller regions merge into a neighbour
+  int median_size = 3;         // 3 or 5; 0 or 1: no median
+  int open_size = 3;           // rectangle; 0 or 1: no opening
+  float h = 0.5f;              // h-maxima height of the markers (pixels of distance)
+  float min_separation = 8.f;  // pixels between marker centroids (0: no limit)
+  index_t min_area = 16;       // smaller regions merge into a neighbour
   CellsRelief relief = CellsRelief::distance;
-  float background_distance = 8.f;   // gradient relief: background marker distance from the cells
-  int connectivity = 8;              // of the markers, the watershed and the merge's components
+  float background_distance = 8.f;  // gradient relief: background marker distance from the cells
+  int connectivity = 8;             // of the markers, the watershed and the merge's components
 };
 
 struct CellsResult {
@@ -51,8 +51,10 @@ struct CellsResult {
 };
 
 template <class ExecSpace>
-CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& gray,
-                          ImageView<Label, typename ExecSpace::memory_space> const& labels, CellsParams const& params = {});
+CellsResult segment_cells(ExecSpace const& space,
+                          ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& gray,
+                          ImageView<Label, typename ExecSpace::memory_space> const& labels,
+                          CellsParams const& params = {});
 
 // Defined in the library (algorithms/pipelines/detail/cells_impl.hpp) for every enabled execution space
 // (backends/instantiate/pipelines.cpp).

@@ -36,7 +36,8 @@ struct KMeansSegmentResult {
 };
 
 template <class ExecSpace>
-KMeansSegmentResult segment_kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
+KMeansSegmentResult segment_kmeans(ExecSpace const& space,
+                                   ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
                                    ImageView<Label, typename ExecSpace::memory_space> const& labels,
                                    KMeansSegmentParams const& params = {});
 

@@ -30,7 +30,8 @@ struct NucleiResult {
 
 // `gray` is the image on the backend; `labels` receives the components.
 template <class ExecSpace>
-NucleiResult segment_nuclei(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& gray,
+NucleiResult segment_nuclei(ExecSpace const& space,
+                            ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& gray,
                             ImageView<Label, typename ExecSpace::memory_space> const& labels,
                             NucleiParams const& params = {});
 

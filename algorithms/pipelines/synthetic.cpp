@@ -25,22 +25,23 @@ std::uint8_t clamp8(int v) { return std::uint8_t(std::clamp(v, 0, 255)); }
 }  // namespace
 
 SyntheticTissue synthetic_tissue(SyntheticParams const& p) {
-  GIGASEG_REQUIRE(p.width > 0 && p.height > 0, ErrorKind::usage, "SyntheticParams::width", "the image needs at least one pixel");
+  GIGASEG_REQUIRE(p.width > 0 && p.height > 0, ErrorKind::usage, "SyntheticParams::width",
+                  "the image needs at least one pixel");
   GIGASEG_REQUIRE(p.min_radius >= 1 && p.max_radius >= p.min_radius, ErrorKind::usage, "synthetic_tissue",
                   "radii must satisfy 1 <= min <= max");
   SyntheticTissue t{HostImage<std::uint8_t>("gigaseg::synthetic", p.width, p.height), {}};
   int const noise = std::max(0, p.noise);
   auto noisy = [&](index_t y, index_t x, int base) {
     if (noise == 0) return clamp8(base);
-    std::uint32_t const h = hash(p.seed * 0x9e3779b97f4a7c15ULL + std::uint64_t(y) * std::uint64_t(p.width) + std::uint64_t(x));
+    std::uint32_t const h =
+        hash(p.seed * 0x9e3779b97f4a7c15ULL + std::uint64_t(y) * std::uint64_t(p.width) + std::uint64_t(x));
     return clamp8(base + int(h % std::uint32_t(2 * noise + 1)) - noise);
   };
   // Background: a bright stain varying slowly across the slide.
   for (index_t y = 0; y < p.height; ++y) {
     std::uint8_t* row = t.image.row(y);
     double const sy = std::sin(double(y) * 0.0021);
-    for (index_t x = 0; x < p.width; ++x)
-      row[x] = noisy(y, x, 200 + int(12 * sy * std::cos(double(x) * 0.0017)));
+    for (index_t x = 0; x < p.width; ++x) row[x] = noisy(y, x, 200 + int(12 * sy * std::cos(double(x) * 0.0017)));
   }
   std::mt19937_64 rng(p.seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -74,7 +75,8 @@ SyntheticTissue synthetic_tissue(SyntheticParams const& p) {
         t.cells.push_back(b);
       } else {
         double const margin = r + 1;
-        SyntheticCell const c{sx + margin + (square - 2 * margin) * unit(rng), sy + margin + (square - 2 * margin) * unit(rng), r};
+        SyntheticCell const c{sx + margin + (square - 2 * margin) * unit(rng),
+                              sy + margin + (square - 2 * margin) * unit(rng), r};
         draw(c, stain);
         t.cells.push_back(c);
       }

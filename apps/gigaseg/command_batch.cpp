@@ -6,42 +6,32 @@
 // summary OUTDIR/summary.csv (file,status,components,seconds) is written at the end; seconds:
 // waiting for the image's decoding plus its segmentation (upload, pipeline, download).
 //
-// Overlap (streams and batches): --readers host threads decode the images ahead, into pinned memory
-// when the GPU takes them; the images go round --streams lanes (each its own CUDA stream and
-// device images reused from one image to the next): the next image's upload starts on its lane
-// before the current one is segmented on another, and an image's download runs on its lane while
-// the next ones are segmented; as many images' outputs as there are readers are encoded and
-// written on host threads meanwhile. All Kokkos work is issued from the main thread: Kokkos 3.x's
-// OpenMP backend refuses reductions from any other, and the host backend (images below the
-// small-image threshold, --backend openmp) must work there too. --sequential turns the overlap
-// off (read, segment, write one image after another): the baseline the overlap is measured against
-// (docs/performance.md).
+// The work runs in the library's batch engine (gigaseg/engine/batch.hpp): --readers threads decode
+// ahead, --streams lanes overlap uploads, segmentation and downloads on the GPU, as many threads as
+// readers write the outputs. --sequential turns the overlap off (read, segment, write one image
+// after another): the baseline the overlap is measured against (docs/performance.md).
 //
 // Progress on stderr: a bar redrawn in place (files done, rate, time left) when stderr is a
 // terminal, one plain line per image otherwise; --quiet silences it.
 #include "apps/gigaseg/label_output.hpp"
 #include "apps/gigaseg/option_names.hpp"
 #include "apps/gigaseg/pipeline_run.hpp"
+#include "gigaseg/engine/batch.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
-#include <deque>
-#include <exception>
-#include <future>
 #include <iostream>
 #include <mutex>
-#include <thread>
 #include <map>
 #include <memory>
-#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -55,56 +45,16 @@ namespace fs = std::filesystem;
 struct BatchArguments {
   std::string input, output;
   bool resume = false, stats = false, overlay = false, sequential = false;
-  int streams = 2, readers = 0;  // readers 0: min(8, max(2, hardware threads / 2))
+  int streams = 2, readers = 0, writers = 0;  // 0: the library's defaults (BatchOptions)
   PipelineArguments pipeline;
-};
-
-// Hands out the images in order, with their decoding started up to `ahead` images in advance on
-// host threads (ahead 0: decoded on the caller's thread when it asks for the pixels). A decoded
-// image the GPU will take is copied into pinned memory on the same thread (PinnedStaging).
-class DecodeQueue {
- public:
-  struct Job {
-    std::size_t index;
-    std::future<InputImage> image;
-  };
-  DecodeQueue(std::vector<std::string> const& files, std::vector<std::size_t> todo, std::size_t ahead,
-              ExecutionContext const& context, PinnedStaging const& staging)
-      : files_(files), todo_(std::move(todo)), decoding_(todo_.size()), ahead_(ahead), context_(context), staging_(staging) {}
-  // Called from one thread.
-  std::optional<Job> next() {
-    if (position_ == todo_.size()) return std::nullopt;
-    std::size_t const p = position_++;
-    for (; launched_ < std::min(todo_.size(), p + 1 + ahead_); ++launched_)
-      decoding_[launched_] = std::async(std::launch::async, &DecodeQueue::decode, this, todo_[launched_]);
-    if (!decoding_[p].valid()) decoding_[p] = std::async(std::launch::deferred, &DecodeQueue::decode, this, todo_[p]);
-    return Job{todo_[p], std::move(decoding_[p])};
-  }
-  double decode_ms() const { return decode_ms_.load(); }
-
- private:
-  InputImage decode(std::size_t index) {
-    auto const start = std::chrono::steady_clock::now();
-    InputImage image = staging_.input(context_, read_image(files_[index]));
-    double const ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    for (double seen = decode_ms_.load(); !decode_ms_.compare_exchange_weak(seen, seen + ms);) {
-    }
-    return image;
-  }
-  std::vector<std::string> const& files_;
-  std::vector<std::size_t> const todo_;
-  std::vector<std::future<InputImage>> decoding_;
-  std::size_t const ahead_;
-  ExecutionContext const& context_;
-  PinnedStaging const& staging_;
-  std::size_t position_ = 0, launched_ = 0;
-  std::atomic<double> decode_ms_{0};
 };
 
 bool is_image_name(fs::path const& path) {
   std::string extension = path.extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return extension == ".png" || extension == ".tif" || extension == ".tiff" || extension == ".pgm" || extension == ".ppm";
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  return extension == ".png" || extension == ".tif" || extension == ".tiff" || extension == ".pgm" ||
+         extension == ".ppm";
 }
 
 // The images of a folder (sorted by name), or the lines of a list file (blank lines and lines
@@ -117,7 +67,8 @@ std::vector<std::string> list_inputs(std::string const& input) {
       if (entry.is_regular_file() && is_image_name(entry.path())) files.push_back(entry.path().string());
     GIGASEG_REQUIRE(!error, ErrorKind::input, input, "cannot list the folder: " + error.message());
     std::sort(files.begin(), files.end());
-    GIGASEG_REQUIRE(!files.empty(), ErrorKind::input, input, "the folder holds no .png, .tif, .tiff, .pgm or .ppm file");
+    GIGASEG_REQUIRE(!files.empty(), ErrorKind::input, input,
+                    "the folder holds no .png, .tif, .tiff, .pgm or .ppm file");
     return files;
   }
   std::ifstream list(input);
@@ -162,9 +113,12 @@ std::map<std::string, Row> read_summary(std::string const& path) {
     for (std::size_t i = 0; i < line.size(); ++i) {
       char const c = line[i];
       if (quoted) {
-        if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') field += '"', ++i;
-        else if (c == '"') quoted = false;
-        else field += c;
+        if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+          field += '"', ++i;
+        else if (c == '"')
+          quoted = false;
+        else
+          field += c;
       } else if (c == '"') {
         quoted = true;
       } else if (c == ',') {
@@ -199,15 +153,15 @@ class Progress {
     std::snprintf(eta, sizeof eta, "%d:%02d", int(left) / 60, int(left) % 60);
     if (terminal_) {
       int const width = 30, filled = int(double(width) * double(finished_) / double(total_));
-      std::fprintf(stderr, "\r[%s%s] %zu/%zu  %.2f images/s  ETA %s  %s\033[K", std::string(std::size_t(filled), '#').c_str(),
-                   std::string(std::size_t(width - filled), '.').c_str(), finished_, total_, rate, eta,
-                   fs::path(file).filename().string().c_str());
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu  %.2f images/s  ETA %s  %s\033[K",
+                   std::string(std::size_t(filled), '#').c_str(), std::string(std::size_t(width - filled), '.').c_str(),
+                   finished_, total_, rate, eta, fs::path(file).filename().string().c_str());
       if (row.status != "ok") std::fprintf(stderr, "\n%s: %s\n", file.c_str(), row.status.c_str());
       if (finished_ == total_) std::fprintf(stderr, "\n");
     } else {
       std::fprintf(stderr, "%zu/%zu %s: %s%s, %lld components, %.2f s (%.2f images/s, ETA %s)\n", finished_, total_,
-                   file.c_str(), row.status.c_str(), skipped ? " (resumed)" : "", (long long)row.components, row.seconds,
-                   rate, eta);
+                   file.c_str(), row.status.c_str(), skipped ? " (resumed)" : "", (long long)row.components,
+                   row.seconds, rate, eta);
     }
     std::fflush(stderr);
   }
@@ -220,13 +174,19 @@ class Progress {
 };
 
 // The reason in a summary row: gigaseg's errors name the file, or the option that set the parameter.
-std::string reason_of(std::exception const& e) {
-  if (dynamic_cast<std::bad_alloc const*>(&e)) return "out of host memory";
-  if (auto const* error = dynamic_cast<Error const*>(&e)) {
-    std::string const subject = option_for(error->subject());
-    return subject.empty() ? error->reason() : subject + ": " + error->reason();
+std::string reason_of(std::exception_ptr const& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (std::bad_alloc const&) {
+    return "out of host memory";
+  } catch (Error const& e) {
+    std::string const subject = option_for(e.subject());
+    return subject.empty() ? e.reason() : subject + ": " + e.reason();
+  } catch (std::exception const& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown error";
   }
-  return e.what();
 }
 
 }  // namespace
@@ -239,7 +199,8 @@ Command make_batch_command(CLI::App& parent) {
   command.app = parent.add_subcommand("batch", "one pipeline over a folder or a list of images");
   CLI::App& app = *command.app;
   add_pipeline_options(app, a.pipeline);
-  app.add_option("--input", a.input, "a folder of images (.png, .tif, .tiff, .pgm, .ppm) or a list file, one path a line")
+  app.add_option("--input", a.input,
+                 "a folder of images (.png, .tif, .tiff, .pgm, .ppm) or a list file, one path a line")
       ->required();
   app.add_option("--output", a.output, "folder for OUTDIR/<name>.tif and summary.csv (created if missing)")->required();
   app.add_flag("--resume", a.resume, "skip images whose outputs are already complete");
@@ -247,9 +208,15 @@ Command make_batch_command(CLI::App& parent) {
   app.add_flag("--overlay", a.overlay, "also write OUTDIR/<name>.overlay.png");
   app.add_option("--streams", a.streams, "images segmented at once on the GPU, each on its own CUDA stream; default 2")
       ->check(CLI::Range(1, 16));
-  app.add_option("--readers", a.readers, "host threads decoding images ahead (as many write the outputs); default min(8, half the hardware threads)")
+  app.add_option(
+         "--readers", a.readers,
+         "host threads decoding images ahead (as many write the outputs); default min(8, half the hardware threads)")
       ->check(CLI::Range(1, 64));
-  app.add_flag("--sequential", a.sequential, "no overlap: read, segment and write one image after another (a baseline)");
+  app.add_option("--writers", a.writers,
+                 "images whose outputs are written at once, each on its own thread; default: as many as --readers")
+      ->check(CLI::Range(1, 64));
+  app.add_flag("--sequential", a.sequential,
+               "no overlap: read, segment and write one image after another (a baseline)");
   command.run = [arguments](Session& session) {
     BatchArguments const& a = *arguments;
     check_pipeline_arguments(a.pipeline);
@@ -289,12 +256,14 @@ Command make_batch_command(CLI::App& parent) {
         rows[i].status = "ok";
         AnyHostImage const labels = read_image(paths[0]);
         index_t most = 0;
-        std::visit([&](auto const& image) {
-          using T = typename std::decay_t<decltype(image)>::value_type;
-          if constexpr (std::is_integral<T>::value)
-            for (index_t y = 0; y < image.height(); ++y)
-              for (index_t x = 0; x < image.width(); ++x) most = std::max<index_t>(most, index_t(image(y, x)));
-        }, labels);
+        std::visit(
+            [&](auto const& image) {
+              using T = typename std::decay_t<decltype(image)>::value_type;
+              if constexpr (std::is_integral<T>::value)
+                for (index_t y = 0; y < image.height(); ++y)
+                  for (index_t x = 0; x < image.width(); ++x) most = std::max<index_t>(most, index_t(image(y, x)));
+            },
+            labels);
         rows[i].components = most;
       }
     }
@@ -302,127 +271,36 @@ Command make_batch_command(CLI::App& parent) {
     Progress progress(files.size(), session.options.quiet || session.options.json);
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < files.size(); ++i) {
-      if (skipped[i]) progress.done(files[i], rows[i], true);
-      else todo.push_back(i);
+      if (skipped[i])
+        progress.done(files[i], rows[i], true);
+      else
+        todo.push_back(i);
     }
-    // Lanes: one when the work stays on the host or everything is sequential.
-    bool const device_possible = backend_available(Backend::cuda) &&
-                                 (session.context.requested() == Backend::automatic || session.context.requested() == Backend::cuda);
-    std::size_t const lanes = a.sequential || !device_possible ? 1 : std::size_t(a.streams);
-    unsigned const hardware = std::max(1u, std::thread::hardware_concurrency());
-    std::size_t const ahead = a.sequential ? 0 : a.readers > 0 ? std::size_t(a.readers) : std::min<std::size_t>(8, std::max(2u, hardware / 2));
-    // As many writer threads as readers: on the H200 machine four writers were the limit once the
-    // GPU side took 5 ms an image (docs/performance.md, batch throughput).
-    std::size_t const max_writes = a.sequential ? 1 : ahead;
-    PinnedStaging staging;
-    DecodeQueue queue(files, todo, ahead, session.context, staging);
-    std::vector<std::unique_ptr<DeviceLane>> lane_objects;
-    for (std::size_t l = 0; l < lanes; ++l) lane_objects.push_back(std::make_unique<DeviceLane>(staging));
-    std::mutex totals_mutex;
-    double segment_ms = 0, write_ms = 0;
-    std::map<std::string, double> stage_ms;  // the pipelines' stages summed over the images
-    std::map<std::string, std::size_t> backends;
-    std::size_t staged = 0;                  // images whose upload started during the previous one
-
-    // Outputs being written on host threads, oldest first.
-    struct Writing {
-      std::size_t index;
-      std::future<void> done;
+    // The images still to do, through the library's batch engine; their rows fill as they finish.
+    std::vector<std::string> todo_files;
+    for (std::size_t i : todo) todo_files.push_back(files[i]);
+    BatchOptions options;
+    options.lanes = a.streams;
+    options.readers = a.readers;
+    options.writers = a.writers;
+    options.sequential = a.sequential;
+    BatchIO io;
+    io.read = [&](std::size_t t) { return read_image(todo_files[t]); };
+    io.write = [&](std::size_t t, Segmentation const& result, AnyHostImage const& input) {
+      auto const paths = outputs_of(todo[t]);
+      write_label_image(paths[0], result.labels, result.components());
+      if (a.stats) write_stats_csv(paths[1], result.regions());
+      if (a.overlay) write_overlay(paths.back(), input, result.labels);
     };
-    std::deque<Writing> writing;
-    auto finish_oldest = [&] {
-      Writing w = std::move(writing.front());
-      writing.pop_front();
-      try {
-        w.done.get();
-      } catch (std::exception const& e) {
-        rows[w.index].status = "error: " + reason_of(e);
-        rows[w.index].components = 0;
-      }
-      progress.done(files[w.index], rows[w.index], false);
+    io.done = [&](BatchItem const& item) {
+      std::size_t const i = todo[item.index];
+      rows[i].status = item.error ? "error: " + reason_of(item.error) : std::string("ok");
+      rows[i].components = item.components;
+      rows[i].seconds = item.seconds;
+      progress.done(files[i], rows[i], false);
     };
-
-    // An image taken from its decoder: the pixels, or the reason it failed; seconds spent waiting.
-    struct Taken {
-      std::size_t index;
-      std::shared_ptr<InputImage> image;
-      std::string error;
-      double wait_seconds = 0;
-    };
-    auto take = [&](DecodeQueue::Job& job) {
-      Taken t{job.index, nullptr, {}, 0};
-      auto const start = std::chrono::steady_clock::now();
-      try {
-        t.image = std::make_shared<InputImage>(job.image.get());
-      } catch (std::exception const& e) {
-        t.error = "error: " + reason_of(e);
-      }
-      t.wait_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      return t;
-    };
-
-    // Kokkos work stays on this thread (Kokkos 3.x's OpenMP backend takes work from its initial
-    // thread only); the overlap comes from the reader and writer threads and from the lanes'
-    // streams: before an image is segmented on its lane, the next image, when already decoded,
-    // starts its upload on the next lane, and the previous image's download is still running on its.
-    auto const batch_start = std::chrono::steady_clock::now();
-    std::size_t turn = 0;
-    std::optional<DecodeQueue::Job> job = queue.next();
-    std::optional<Taken> early;  // the next image, taken and staged while the current one ran
-    while (job || early) {
-      Taken current = early ? std::move(*early) : take(*job);
-      early.reset();
-      DeviceLane& lane = *lane_objects[turn++ % lanes];
-      job = queue.next();
-      if (job && lanes > 1 && job->image.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-        early = take(*job);
-        job.reset();
-        if (early->image) {
-          try {
-            staged += lane_objects[turn % lanes]->stage(session.context, a.pipeline, *early->image) ? 1 : 0;
-          } catch (std::exception const&) {
-            // Not staged: segment_image uploads it again and reports the error against its file.
-          }
-        }
-      }
-      std::size_t const i = current.index;
-      auto const computing = std::chrono::steady_clock::now();
-      std::shared_ptr<Segmentation> result;
-      rows[i].status = current.error;
-      if (current.image) {
-        try {
-          result = std::make_shared<Segmentation>(segment_image(session.context, lane, a.pipeline, *current.image, files[i]));
-          ++backends[to_string(result->backend)];
-          for (auto const& [stage, ms] : result->timings_ms) stage_ms[stage] += ms;
-          rows[i].status = "ok";
-          rows[i].components = result->components;
-        } catch (std::exception const& e) {
-          rows[i].status = "error: " + reason_of(e);
-        }
-      }
-      double const seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - computing).count();
-      segment_ms += 1e3 * seconds;
-      rows[i].seconds = current.wait_seconds + seconds;
-      if (!result) {
-        progress.done(files[i], rows[i], false);
-        continue;
-      }
-      while (writing.size() >= max_writes) finish_oldest();
-      writing.push_back(Writing{
-          i, std::async(a.sequential ? std::launch::deferred : std::launch::async,
-                        [&a, &totals_mutex, &write_ms, image = current.image, result, paths = outputs_of(i)] {
-                          auto const begin = std::chrono::steady_clock::now();
-                          result->wait_for_labels();
-                          write_label_image(paths[0], result->labels, result->components);
-                          if (a.stats) write_stats_csv(paths[1], result->regions);
-                          if (a.overlay) write_overlay(paths.back(), image->pixels, result->labels);
-                          std::lock_guard<std::mutex> lock(totals_mutex);
-                          write_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
-                        })});
-      if (a.sequential) finish_oldest();
-    }
-    while (!writing.empty()) finish_oldest();
-    double const total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - batch_start).count();
+    BatchReport const done = run_batch(session.context, pipeline_params(a.pipeline), todo_files, io, options);
+    double const total_seconds = done.seconds;
     std::size_t ok = 0, failed = 0;
 
     std::string csv = "file,status,components,seconds\n";
@@ -444,23 +322,24 @@ Command make_batch_command(CLI::App& parent) {
     r["resumed"] = resumed;
     r["summary"] = summary_path;
     r["seconds"] = total_seconds;
-    r["images_per_second"] = todo.empty() || total_seconds <= 0 ? 0.0 : double(todo.size()) / total_seconds;
+    r["images_per_second"] = done.items_per_second();
     r["sequential"] = a.sequential;
-    r["streams"] = lanes;
-    r["readers"] = ahead;
-    r["writers"] = max_writes;
-    r["backends"] = backends;
+    r["streams"] = done.lanes;
+    r["readers"] = done.readers;
+    r["writers"] = done.writers;
+    r["backends"] = done.backends;
     // Work summed over the images (on overlapping threads in the default mode): decoding, the
     // segmentation (upload, pipeline, download) and writing the outputs.
-    r["work_ms"] = {{"decode", queue.decode_ms()}, {"segment", segment_ms}, {"write", write_ms}};
-    r["segment_stages_ms"] = stage_ms;  // the pipelines' own timings (upload, stages, download), summed
-    r["staged_ahead"] = staged;         // uploads started while the previous image was segmented
+    r["work_ms"] = {{"decode", done.decode_ms}, {"segment", done.segment_ms}, {"write", done.write_ms}};
+    r["segment_stages_ms"] = done.stage_ms;  // the pipelines' own timings (upload, stages, download), summed
+    r["staged_ahead"] = done.staged_ahead;   // uploads started while the previous image was segmented
     session.timings_ms["batch"] = total_seconds * 1e3;
     if (!session.options.json && !session.options.quiet)
       std::cout << ok << " of " << files.size() << " images segmented (" << resumed << " resumed), " << failed
                 << " failed; summary in " << summary_path << "\n";
-    GIGASEG_REQUIRE(failed == 0, ErrorKind::input, summary_path,
-                    std::to_string(failed) + " of " + std::to_string(files.size()) + " images failed (their rows say why)");
+    GIGASEG_REQUIRE(
+        failed == 0, ErrorKind::input, summary_path,
+        std::to_string(failed) + " of " + std::to_string(files.size()) + " images failed (their rows say why)");
   };
   return command;
 }

@@ -31,9 +31,10 @@ void check_demo_fits(Session& session, index_t side) {
   double const need = pixels * cells_bytes_per_pixel;
   auto fail = [&](std::string const& where, double available) {
     char text[256];
-    std::snprintf(text, sizeof text,
-                  "a %lld x %lld demo needs about %.0f GiB (%.0f bytes a pixel) and %s has %.0f GiB; use a smaller --size",
-                  (long long)side, (long long)side, need / gib, cells_bytes_per_pixel, where.c_str(), available / gib);
+    std::snprintf(
+        text, sizeof text,
+        "a %lld x %lld demo needs about %.0f GiB (%.0f bytes a pixel) and %s has %.0f GiB; use a smaller --size",
+        (long long)side, (long long)side, need / gib, cells_bytes_per_pixel, where.c_str(), available / gib);
     GIGASEG_THROW(ErrorKind::resource, "--size", text);
   };
 #ifdef KOKKOS_ENABLE_CUDA
@@ -61,10 +62,12 @@ Command make_demo_command(CLI::App& parent) {
   auto arguments = std::make_shared<Arguments>();
   Command command;
   command.name = "demo";
-  command.app = parent.add_subcommand("demo", "synthetic tissue through the cells pipeline, with timings and an overlay");
+  command.app =
+      parent.add_subcommand("demo", "synthetic tissue through the cells pipeline, with timings and an overlay");
   command.app->add_option("--size", arguments->size, "side of the square image, 64 .. 131072; default 8192")
       ->check(CLI::Range(index_t(64), index_t(131072)));
-  command.app->add_option("--out", arguments->out, "folder for tissue.png, labels.tif, overlay.png; default gigaseg-demo");
+  command.app->add_option("--out", arguments->out,
+                          "folder for tissue.png, labels.tif, overlay.png; default gigaseg-demo");
   command.app->add_option("--seed", arguments->seed, "random seed of the image; default 1");
   command.run = [arguments](Session& session) {
     check_demo_fits(session, arguments->size);
@@ -94,12 +97,14 @@ Command make_demo_command(CLI::App& parent) {
         auto const start = std::chrono::steady_clock::now();
         auto const gray = upload(space, tissue.image);
         space.fence();
-        session.timings_ms["upload"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        session.timings_ms["upload"] =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         ImageView<Label, Memory> out("gigaseg::demo::labels", gray.width(), gray.height());
         result = segment_cells(space, ImageView<std::uint8_t const, Memory>(gray), out);
         auto const back = std::chrono::steady_clock::now();
         labels = download(space, out);
-        session.timings_ms["download"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - back).count();
+        session.timings_ms["download"] =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - back).count();
       });
     }
     for (auto const& [stage, ms] : result.timings_ms) session.timings_ms[stage] = ms;
@@ -120,7 +125,8 @@ Command make_demo_command(CLI::App& parent) {
                 static_cast<long long>(arguments->size), static_cast<long long>(arguments->size), tissue.cells.size(),
                 static_cast<long long>(result.components), r["backend"].get<std::string>().c_str());
     double pipeline = 0;
-    for (char const* stage : {"median", "otsu", "threshold", "open", "edt", "markers", "relief", "watershed", "merge", "stats"}) {
+    for (char const* stage :
+         {"median", "otsu", "threshold", "open", "edt", "markers", "relief", "watershed", "merge", "stats"}) {
       auto const it = result.timings_ms.find(stage);
       if (it == result.timings_ms.end()) continue;
       std::printf("  %-10s %10.2f ms\n", stage, it->second);

@@ -22,9 +22,9 @@ Command make_median_command(CLI::App& parent) {
       ->check(CLI::IsMember({"auto", "portable", "tuned"}));
   command.run = [arguments](Session& session) {
     FilterParams const params{parse_path(arguments->path)};
-    run_gray8_filter<std::uint8_t>(session, arguments->input, arguments->output, OpFamily::filter, [&](auto const& space, auto const& in, auto const& out) {
-      median(space, in, out, arguments->size, params);
-    });
+    run_gray8_filter<std::uint8_t>(
+        session, arguments->input, arguments->output, OpFamily::filter,
+        [&](auto const& space, auto const& in, auto const& out) { median(space, in, out, arguments->size, params); });
     session.report["command"] = "median";
     session.report["size"] = arguments->size;
   };
@@ -40,7 +40,8 @@ Command make_gaussian_command(CLI::App& parent) {
   auto arguments = std::make_shared<Arguments>();
   Command command;
   command.name = "gaussian";
-  command.app = parent.add_subcommand("gaussian", "Gaussian blur of an 8-bit image (cv::GaussianBlur, BORDER_REFLECT_101)");
+  command.app =
+      parent.add_subcommand("gaussian", "Gaussian blur of an 8-bit image (cv::GaussianBlur, BORDER_REFLECT_101)");
   command.app->add_option("IN", arguments->input, "input image (8-bit gray or RGB)")->required();
   command.app->add_option("OUT", arguments->output, "output image (8-bit)")->required();
   command.app->add_option("--sigma", arguments->sigma, "standard deviation in pixels (> 0)")->required();
@@ -48,8 +49,9 @@ Command make_gaussian_command(CLI::App& parent) {
   command.run = [arguments](Session& session) {
     GaussianParams const params{arguments->sigma, arguments->ksize};
     int const ksize = gaussian_ksize(params);  // bad --sigma/--ksize fail before any work
-    run_gray8_filter<std::uint8_t>(session, arguments->input, arguments->output, OpFamily::filter,
-                                   [&](auto const& space, auto const& in, auto const& out) { gaussian(space, in, out, params); });
+    run_gray8_filter<std::uint8_t>(
+        session, arguments->input, arguments->output, OpFamily::filter,
+        [&](auto const& space, auto const& in, auto const& out) { gaussian(space, in, out, params); });
     session.report["command"] = "gaussian";
     session.report["sigma"] = arguments->sigma;
     session.report["ksize"] = ksize;
@@ -64,12 +66,14 @@ Command make_sobel_command(CLI::App& parent) {
   auto arguments = std::make_shared<Arguments>();
   Command command;
   command.name = "sobel";
-  command.app = parent.add_subcommand("sobel", "Sobel gradient magnitude sqrt(gx^2 + gy^2) as float32 TIFF (cv::Sobel 3x3)");
+  command.app =
+      parent.add_subcommand("sobel", "Sobel gradient magnitude sqrt(gx^2 + gy^2) as float32 TIFF (cv::Sobel 3x3)");
   command.app->add_option("IN", arguments->input, "input image (8-bit gray or RGB)")->required();
   command.app->add_option("OUT", arguments->output, "output image (.tif, 32-bit float)")->required();
   command.run = [arguments](Session& session) {
-    run_gray8_filter<float>(session, arguments->input, arguments->output, OpFamily::filter,
-                            [&](auto const& space, auto const& in, auto const& out) { sobel_magnitude(space, in, out); });
+    run_gray8_filter<float>(
+        session, arguments->input, arguments->output, OpFamily::filter,
+        [&](auto const& space, auto const& in, auto const& out) { sobel_magnitude(space, in, out); });
     session.report["command"] = "sobel";
   };
   return command;

@@ -15,10 +15,14 @@ Command make_histogram_command(CLI::App& parent) {
   auto arguments = std::make_shared<Arguments>();
   Command command;
   command.name = "histogram";
-  command.app = parent.add_subcommand("histogram", "256-bin histogram of an 8-bit image (or N bins over a range) as CSV");
+  command.app =
+      parent.add_subcommand("histogram", "256-bin histogram of an 8-bit image (or N bins over a range) as CSV");
   command.app->add_option("IN", arguments->input, "input image")->required();
-  command.app->add_option("--bins", arguments->bins, "number of bins (16-bit and float images)")->check(CLI::Range(1, 1 << 20));
-  command.app->add_option("--range", arguments->range, "LO,HI: the value range the bins cover")->delimiter(',')->expected(2);
+  command.app->add_option("--bins", arguments->bins, "number of bins (16-bit and float images)")
+      ->check(CLI::Range(1, 1 << 20));
+  command.app->add_option("--range", arguments->range, "LO,HI: the value range the bins cover")
+      ->delimiter(',')
+      ->expected(2);
   command.app->add_option("--path", arguments->path, "auto|portable|tuned (implementation to run)");
   command.run = [arguments](Session& session) {
     Path const path = parse_path(arguments->path);
@@ -40,7 +44,8 @@ Command make_histogram_command(CLI::App& parent) {
         using Space = std::decay_t<decltype(space)>;
         using Memory = typename Space::memory_space;
         Counts<Memory> device_counts("gigaseg::cli::counts", binned ? std::size_t(arguments->bins) : 256);
-        BinRange const range = binned ? BinRange{arguments->bins, arguments->range[0], arguments->range[1]} : BinRange{};
+        BinRange const range =
+            binned ? BinRange{arguments->bins, arguments->range[0], arguments->range[1]} : BinRange{};
         if (type == PixelType::u16 || type == PixelType::f32) {
           std::visit(
               [&](auto const& host) {
@@ -52,7 +57,8 @@ Command make_histogram_command(CLI::App& parent) {
               },
               image);
         } else {
-          GIGASEG_REQUIRE(type != PixelType::u32, ErrorKind::input, arguments->input, "32-bit label images have no histogram");
+          GIGASEG_REQUIRE(type != PixelType::u32, ErrorKind::input, arguments->input,
+                          "32-bit label images have no histogram");
           auto gray = gray8_on(space, image, arguments->input);
           if (binned)
             histogram(space, ImageView<std::uint8_t const, Memory>(gray), device_counts, range, HistogramParams{path});

@@ -31,18 +31,20 @@ Command make_info_command(CLI::App& parent) {
     r["small_image_pixels"] = nlohmann::json::object();
     for (int f = 0; f < op_family_count; ++f) {  // null: never (the family stays on the host)
       index_t const pixels = context.small_image_pixels(OpFamily(f));
-      r["small_image_pixels"][to_string(OpFamily(f))] = pixels == small_image_never ? nlohmann::json() : nlohmann::json(pixels);
+      r["small_image_pixels"][to_string(OpFamily(f))] =
+          pixels == small_image_never ? nlohmann::json() : nlohmann::json(pixels);
     }
     r["devices"] = nlohmann::json::array();
     for (std::size_t i = 0; i < devices.size(); ++i) {
       auto const& d = devices[i];
-      nlohmann::json gpu = {{"ordinal", d.ordinal},
-                            {"name", d.name},
-                            {"memory_bytes", d.total_memory},
-                            {"free_memory_bytes", d.free_memory},
-                            {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)},
-                            {"multiprocessors", d.multiprocessors},
-                            {"pci_bus_id", d.pci_bus_id}};
+      nlohmann::json gpu = {
+          {"ordinal", d.ordinal},
+          {"name", d.name},
+          {"memory_bytes", d.total_memory},
+          {"free_memory_bytes", d.free_memory},
+          {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)},
+          {"multiprocessors", d.multiprocessors},
+          {"pci_bus_id", d.pci_bus_id}};
       if (i < topology.gpus.size()) {
         gpu["near_cpus"] = topology.gpus[i].near_cpus;
         gpu["numa_node"] = topology.gpus[i].numa_node;
@@ -61,8 +63,8 @@ Command make_info_command(CLI::App& parent) {
               << "backends:";
     for (auto const& b : build.backends) std::cout << ' ' << b;
     std::cout << (build.cuda_kernels ? " (tuned CUDA kernels)" : "") << "\n"
-              << "backend for large images: " << to_string(large) << " (requested "
-              << to_string(context.requested()) << ")\n"
+              << "backend for large images: " << to_string(large) << " (requested " << to_string(context.requested())
+              << ")\n"
               << "small-image thresholds (pixels; smaller images run on the host under --backend auto):";
     for (int f = 0; f < op_family_count; ++f) {
       index_t const pixels = context.small_image_pixels(OpFamily(f));
@@ -73,9 +75,9 @@ Command make_info_command(CLI::App& parent) {
     if (devices.empty()) std::cout << "GPUs: none\n";
     for (std::size_t i = 0; i < devices.size(); ++i) {
       auto const& d = devices[i];
-      std::printf("GPU %d: %s, %.1f GiB (%.1f GiB free), compute %d.%d, %d SMs, PCI %s", d.ordinal,
-                  d.name.c_str(), double(d.total_memory) / (1 << 30), double(d.free_memory) / (1 << 30),
-                  d.compute_major, d.compute_minor, d.multiprocessors, d.pci_bus_id.c_str());
+      std::printf("GPU %d: %s, %.1f GiB (%.1f GiB free), compute %d.%d, %d SMs, PCI %s", d.ordinal, d.name.c_str(),
+                  double(d.total_memory) / (1 << 30), double(d.free_memory) / (1 << 30), d.compute_major,
+                  d.compute_minor, d.multiprocessors, d.pci_bus_id.c_str());
       if (i < topology.gpus.size() && !topology.gpus[i].near_cpus.empty())
         std::printf(", near CPUs %s", topology.gpus[i].near_cpus.c_str());
       std::printf("\n");

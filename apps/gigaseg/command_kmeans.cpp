@@ -21,8 +21,11 @@ Command make_kmeans_command(CLI::App& parent) {
   command.app = parent.add_subcommand("kmeans", "colour clustering into K classes (deterministic for a seed)");
   command.app->add_option("IN", arguments->input, "input image (RGB or 8-bit gray)")->required();
   command.app->add_option("OUT", arguments->output, "output map of cluster indices")->required();
-  command.app->add_option("--k", arguments->k, "number of clusters (1..64)")->required()->check(CLI::Range(1, max_clusters));
-  command.app->add_option("--iters", arguments->iterations, "at most this many update steps")->check(CLI::PositiveNumber);
+  command.app->add_option("--k", arguments->k, "number of clusters (1..64)")
+      ->required()
+      ->check(CLI::Range(1, max_clusters));
+  command.app->add_option("--iters", arguments->iterations, "at most this many update steps")
+      ->check(CLI::PositiveNumber);
   command.app->add_option("--tolerance", arguments->tolerance, "stop when no centre moves more than this");
   command.app->add_option("--seed", arguments->seed, "seed of the k-means++ initialisation");
   command.app->add_option("--attempts", arguments->attempts, "whole runs from different seeds; the least inertia wins")
@@ -42,7 +45,9 @@ Command make_kmeans_command(CLI::App& parent) {
     params.tolerance = arguments->tolerance;
     params.seed = arguments->seed;
     params.attempts = arguments->attempts;
-    params.space = arguments->space == "lab" ? FeatureSpace::lab : arguments->space == "gray" ? FeatureSpace::gray : FeatureSpace::rgb;
+    params.space = arguments->space == "lab"    ? FeatureSpace::lab
+                   : arguments->space == "gray" ? FeatureSpace::gray
+                                                : FeatureSpace::rgb;
     KMeansResult result;
     HostImage<std::uint8_t> labels;
     {
@@ -71,7 +76,8 @@ Command make_kmeans_command(CLI::App& parent) {
     r["inertia"] = result.inertia;
     r["centres"] = nlohmann::json::array();
     for (auto const& c : result.centres)
-      r["centres"].push_back(result.channels == 1 ? nlohmann::json::array({c[0]}) : nlohmann::json::array({c[0], c[1], c[2]}));
+      r["centres"].push_back(result.channels == 1 ? nlohmann::json::array({c[0]})
+                                                  : nlohmann::json::array({c[0], c[1], c[2]}));
     if (session.options.json || session.options.quiet) return;
     for (std::size_t i = 0; i < result.centres.size(); ++i) {
       auto const& c = result.centres[i];

@@ -22,20 +22,22 @@ Command make_morph_command(CLI::App& parent) {
   command.app->add_option("--op", arguments->op, "erode|dilate|open|close|gradient")
       ->required()
       ->check(CLI::IsMember({"erode", "dilate", "open", "close", "gradient"}));
-  command.app->add_option("--se", arguments->se, "rect|cross|ellipse")->check(CLI::IsMember({"rect", "cross", "ellipse"}));
+  command.app->add_option("--se", arguments->se, "rect|cross|ellipse")
+      ->check(CLI::IsMember({"rect", "cross", "ellipse"}));
   command.app->add_option("--size", arguments->size, "odd side K of the structuring element")->required();
   command.run = [arguments](Session& session) {
     static std::map<std::string, MorphOp> const ops{{"erode", MorphOp::erode},
-                                                   {"dilate", MorphOp::dilate},
-                                                   {"open", MorphOp::open},
-                                                   {"close", MorphOp::close},
-                                                   {"gradient", MorphOp::gradient}};
+                                                    {"dilate", MorphOp::dilate},
+                                                    {"open", MorphOp::open},
+                                                    {"close", MorphOp::close},
+                                                    {"gradient", MorphOp::gradient}};
     static std::map<std::string, StructuringShape> const shapes{
         {"rect", StructuringShape::rect}, {"cross", StructuringShape::cross}, {"ellipse", StructuringShape::ellipse}};
     MorphParams const params{ops.at(arguments->op), shapes.at(arguments->se), arguments->size};
     (void)structuring_element(params.shape, params.size);  // a bad --size fails before any work
-    run_gray8_filter<std::uint8_t>(session, arguments->input, arguments->output, OpFamily::filter,
-                                   [&](auto const& space, auto const& in, auto const& out) { morphology(space, in, out, params); });
+    run_gray8_filter<std::uint8_t>(
+        session, arguments->input, arguments->output, OpFamily::filter,
+        [&](auto const& space, auto const& in, auto const& out) { morphology(space, in, out, params); });
     auto& r = session.report;
     r["command"] = "morph";
     r["op"] = arguments->op;

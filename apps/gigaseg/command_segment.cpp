@@ -58,8 +58,8 @@ Command make_segment_command(CLI::App& parent) {
     HostImage<Label> const& labels = outcome.labels;
     {
       StageTimer timer(session, "write");
-      write_label_image(a.output, labels, outcome.components);
-      if (!a.stats.empty()) write_stats_csv(a.stats, outcome.regions);
+      write_label_image(a.output, labels, outcome.components());
+      if (!a.stats.empty()) write_stats_csv(a.stats, outcome.regions());
       if (!a.overlay.empty()) write_overlay(a.overlay, image, labels);
     }
     auto& r = session.report;
@@ -67,9 +67,9 @@ Command make_segment_command(CLI::App& parent) {
     r["pipeline"] = a.pipeline.pipeline;
     r["width"] = width(image);
     r["height"] = height(image);
-    for (auto const& [key, value] : outcome.report.items()) r[key] = value;
-    r["components"] = outcome.components;
-    if (!session.options.json && !session.options.quiet) std::cout << outcome.components << "\n";
+    report_result(r, outcome);
+    r["components"] = outcome.components();
+    if (!session.options.json && !session.options.quiet) std::cout << outcome.components() << "\n";
   };
   return command;
 }

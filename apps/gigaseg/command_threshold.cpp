@@ -90,7 +90,8 @@ Command make_threshold_command(CLI::App& parent) {
               },
               image);
         } else {
-          GIGASEG_REQUIRE(type != PixelType::u32, ErrorKind::input, arguments->input, "cannot threshold a 32-bit label image");
+          GIGASEG_REQUIRE(type != PixelType::u32, ErrorKind::input, arguments->input,
+                          "cannot threshold a 32-bit label image");
           ImageView<std::uint8_t const, Memory> in = gray8_on(space, image, arguments->input);
           if (method.kind == Method::mean) {
             threshold_local_mean(space, in, out, method.local);

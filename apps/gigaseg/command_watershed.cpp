@@ -18,10 +18,15 @@ HostImage<Label> as_labels(AnyHostImage const& image, std::string const& path) {
     for (index_t y = 0; y < labels.height(); ++y)
       for (index_t x = 0; x < labels.width(); ++x) labels(y, x) = Label(source(y, x));
   };
-  if (auto const* a = std::get_if<HostImage<std::uint8_t>>(&image)) copy(*a);
-  else if (auto const* b = std::get_if<HostImage<std::uint16_t>>(&image)) copy(*b);
-  else if (auto const* c = std::get_if<HostImage<std::uint32_t>>(&image)) copy(*c);
-  else GIGASEG_THROW(ErrorKind::input, path, std::string("markers must be an 8, 16 or 32-bit label image, not ") + to_string(pixel_type(image)));
+  if (auto const* a = std::get_if<HostImage<std::uint8_t>>(&image))
+    copy(*a);
+  else if (auto const* b = std::get_if<HostImage<std::uint16_t>>(&image))
+    copy(*b);
+  else if (auto const* c = std::get_if<HostImage<std::uint32_t>>(&image))
+    copy(*c);
+  else
+    GIGASEG_THROW(ErrorKind::input, path,
+                  std::string("markers must be an 8, 16 or 32-bit label image, not ") + to_string(pixel_type(image)));
   return labels;
 }
 
@@ -32,9 +37,13 @@ HostImage<std::uint8_t> as_mask(AnyHostImage const& image, std::string const& pa
     for (index_t y = 0; y < mask.height(); ++y)
       for (index_t x = 0; x < mask.width(); ++x) mask(y, x) = source(y, x) != 0 ? 1 : 0;
   };
-  if (auto const* b = std::get_if<HostImage<std::uint16_t>>(&image)) copy(*b);
-  else if (auto const* c = std::get_if<HostImage<std::uint32_t>>(&image)) copy(*c);
-  else GIGASEG_THROW(ErrorKind::input, path, std::string("the mask must be a gray image, not ") + to_string(pixel_type(image)));
+  if (auto const* b = std::get_if<HostImage<std::uint16_t>>(&image))
+    copy(*b);
+  else if (auto const* c = std::get_if<HostImage<std::uint32_t>>(&image))
+    copy(*c);
+  else
+    GIGASEG_THROW(ErrorKind::input, path,
+                  std::string("the mask must be a gray image, not ") + to_string(pixel_type(image)));
   return mask;
 }
 
@@ -48,12 +57,16 @@ Command make_watershed_command(CLI::App& parent) {
   auto arguments = std::make_shared<Arguments>();
   Command command;
   command.name = "watershed";
-  command.app = parent.add_subcommand("watershed", "marker-based watershed by flooding (skimage.segmentation.watershed)");
+  command.app =
+      parent.add_subcommand("watershed", "marker-based watershed by flooding (skimage.segmentation.watershed)");
   command.app->add_option("RELIEF", arguments->relief, "relief image (8/16-bit or float)")->required();
   command.app->add_option("MARKERS", arguments->markers, "marker label image (0 = unlabelled)")->required();
-  command.app->add_option("OUT", arguments->output, "output labels (.tif 32-bit, or .png/.pgm 16-bit if they fit)")->required();
+  command.app->add_option("OUT", arguments->output, "output labels (.tif 32-bit, or .png/.pgm 16-bit if they fit)")
+      ->required();
   command.app->add_option("--mask", arguments->mask, "pixels where the mask is 0 get label 0");
-  command.app->add_option("--connectivity", arguments->connectivity, "4 or 8 neighbours (skimage's 1 or 2; default 4 as skimage)")
+  command.app
+      ->add_option("--connectivity", arguments->connectivity,
+                   "4 or 8 neighbours (skimage's 1 or 2; default 4 as skimage)")
       ->check(CLI::IsMember({4, 8}));
   command.run = [arguments](Session& session) {
     check_label_output(arguments->output);
@@ -68,8 +81,8 @@ Command make_watershed_command(CLI::App& parent) {
     }
     auto same_size = [&](index_t w, index_t h, std::string const& path) {
       GIGASEG_REQUIRE(w == width(relief) && h == height(relief), ErrorKind::input, path,
-                      std::to_string(w) + "x" + std::to_string(h) + " differs from the relief's " + std::to_string(width(relief)) +
-                          "x" + std::to_string(height(relief)));
+                      std::to_string(w) + "x" + std::to_string(h) + " differs from the relief's " +
+                          std::to_string(width(relief)) + "x" + std::to_string(height(relief)));
     };
     same_size(markers.width(), markers.height(), arguments->markers);
     if (!arguments->mask.empty()) same_size(mask.width(), mask.height(), arguments->mask);
@@ -83,14 +96,19 @@ Command make_watershed_command(CLI::App& parent) {
         if (!mask.empty()) device_mask = upload(space, mask);
         auto run = [&](auto const& device_relief) {
           using T = typename std::decay_t<decltype(device_relief)>::non_const_value_type;
-          watershed(space, ImageView<T const, Memory>(device_relief), ImageView<Label const, Memory>(upload(space, markers)), out,
+          watershed(space, ImageView<T const, Memory>(device_relief),
+                    ImageView<Label const, Memory>(upload(space, markers)), out,
                     WatershedParams{arguments->connectivity}, device_mask);
         };
-        if (auto const* a = std::get_if<HostImage<std::uint8_t>>(&relief)) run(upload(space, *a));
-        else if (auto const* b = std::get_if<HostImage<std::uint16_t>>(&relief)) run(upload(space, *b));
-        else if (auto const* c = std::get_if<HostImage<float>>(&relief)) run(upload(space, *c));
-        else GIGASEG_THROW(ErrorKind::input, arguments->relief,
-                           std::string("the relief must be 8/16-bit or float, not ") + to_string(pixel_type(relief)));
+        if (auto const* a = std::get_if<HostImage<std::uint8_t>>(&relief))
+          run(upload(space, *a));
+        else if (auto const* b = std::get_if<HostImage<std::uint16_t>>(&relief))
+          run(upload(space, *b));
+        else if (auto const* c = std::get_if<HostImage<float>>(&relief))
+          run(upload(space, *c));
+        else
+          GIGASEG_THROW(ErrorKind::input, arguments->relief,
+                        std::string("the relief must be 8/16-bit or float, not ") + to_string(pixel_type(relief)));
         labels = download(space, out);
       });
     }

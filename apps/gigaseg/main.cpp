@@ -47,8 +47,7 @@ void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"gigaseg " GIGASEG_VERSION_STRING
-               ": segmentation of very large images on GPUs and CPUs (Kokkos)"};
+  CLI::App app{"gigaseg " GIGASEG_VERSION_STRING ": segmentation of very large images on GPUs and CPUs (Kokkos)"};
   app.set_version_flag("--version", "gigaseg " GIGASEG_VERSION_STRING);
   app.require_subcommand(1);
   app.fallthrough();  // global options are accepted after the command too

@@ -32,6 +32,9 @@ std::string option_for(std::string const& subject) {
       {"SyntheticParams::width", "--size"},
       {"RuntimeOptions::device", "--device"},
       {"ContextOptions::backend", "--backend"},
+      {"BatchOptions::lanes", "--streams"},
+      {"BatchOptions::readers", "--readers"},
+      {"BatchOptions::writers", "--writers"},
       {"ContextOptions::small_image_pixels", "--small-image-pixels"},
   };
   auto const found = options.find(subject);

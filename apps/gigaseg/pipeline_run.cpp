@@ -1,107 +1,12 @@
 #include "apps/gigaseg/pipeline_run.hpp"
 
-#include "gigaseg/algorithms/pipelines/cells.hpp"
-#include "gigaseg/algorithms/pipelines/kmeans_segment.hpp"
-#include "gigaseg/algorithms/pipelines/nuclei.hpp"
-#include "apps/gigaseg/backend_dispatch.hpp"
-
-#include <chrono>
-#include <cstring>
-#include <mutex>
 #include <type_traits>
-
-#ifdef KOKKOS_ENABLE_CUDA
-#include "gigaseg/core/cuda/cuda_check.hpp"
-#include "gigaseg/core/cuda/stream_instance.hpp"
-
-#include <cuda_runtime_api.h>
-#endif
 
 namespace gigaseg::cli {
 namespace {
 
 Foreground foreground_of(std::string const& text) {
   return text == "bright" ? Foreground::bright : text == "dark" ? Foreground::dark : Foreground::automatic;
-}
-
-double elapsed_ms(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
-// The fields every pipeline result has; threshold pipelines add T and the side.
-template <class Result>
-void take_result(Segmentation& s, Result&& r) {
-  s.components = r.components;
-  s.regions = std::move(r.regions);
-  for (auto const& [stage, ms] : r.timings_ms) s.timings_ms[stage] = ms;
-  if constexpr (std::is_same<std::decay_t<Result>, NucleiResult>::value || std::is_same<std::decay_t<Result>, CellsResult>::value) {
-    s.report["threshold"] = r.threshold;
-    s.report["foreground"] = r.dark ? "dark" : "bright";
-  }
-}
-
-// The image on the backend, the plain way: a new device image per call (upload, gray8_on).
-template <class Space>
-struct PlainInputs {
-  Space const& space;
-  ImageView<Rgb8, typename Space::memory_space> rgb(HostImage<Rgb8> const& image) const { return upload(space, image); }
-  ImageView<std::uint8_t, typename Space::memory_space> gray(AnyHostImage const& image, std::string const& path) const {
-    return gray8_on(space, image, path);
-  }
-};
-
-// inputs.rgb(HostImage<Rgb8>) and inputs.gray(AnyHostImage, path): the image on the backend.
-template <class Space, class Inputs>
-void run_pipeline(Space const& space, PipelineArguments const& a, AnyHostImage const& image, std::string const& path,
-                  ImageView<Label, typename Space::memory_space> const& labels, Segmentation& s, Inputs const& inputs) {
-  using Memory = typename Space::memory_space;
-  auto const start = std::chrono::steady_clock::now();  // the upload's
-  if (a.pipeline == "kmeans") {
-    HostImage<Rgb8> const rgb = rgb8_of(image, path, "the kmeans pipeline");
-    auto const colour = inputs.rgb(rgb);
-    space.fence();
-    s.timings_ms["upload"] = elapsed_ms(start);
-    KMeansSegmentParams params;
-    params.kmeans.k = a.k;
-    params.kmeans.iterations = a.iterations;
-    params.kmeans.seed = a.seed;
-    params.kmeans.space = a.space == "lab" ? FeatureSpace::lab : a.space == "gray" ? FeatureSpace::gray : FeatureSpace::rgb;
-    params.foreground = foreground_of(a.foreground);
-    params.object_class = a.object_class;
-    params.connectivity = a.connectivity;
-    auto r = segment_kmeans(space, ImageView<Rgb8 const, Memory>(colour), labels, params);
-    take_result(s, r);
-    s.report["object_class"] = r.object_class;
-    s.report["k"] = a.k;
-    s.report["centres"] = nlohmann::json::array();
-    for (auto const& c : r.clusters.centres)
-      s.report["centres"].push_back(r.clusters.channels == 1 ? nlohmann::json::array({c[0]}) : nlohmann::json::array({c[0], c[1], c[2]}));
-    return;
-  }
-  auto const gray = inputs.gray(image, path);
-  space.fence();
-  s.timings_ms["upload"] = elapsed_ms(start);
-  auto const in = ImageView<std::uint8_t const, Memory>(gray);
-  if (a.pipeline == "nuclei") {
-    NucleiParams params;
-    params.connectivity = a.connectivity;
-    params.foreground = foreground_of(a.foreground);
-    take_result(s, segment_nuclei(space, in, labels, params));
-    return;
-  }
-  CellsParams params;
-  params.foreground = foreground_of(a.foreground);
-  params.median_size = a.median;
-  params.open_size = a.open;
-  params.h = a.h;
-  params.min_separation = a.min_separation;
-  params.min_area = a.min_area;
-  params.relief = a.relief == "gradient" ? CellsRelief::gradient : CellsRelief::distance;
-  params.background_distance = a.background_distance;
-  params.connectivity = a.connectivity;
-  auto r = segment_cells(space, in, labels, params);
-  take_result(s, r);
-  s.report["markers"] = r.markers;
 }
 
 }  // namespace
@@ -113,20 +18,26 @@ PipelineArguments::PipelineArguments()
       min_area(CellsParams{}.min_area) {}
 
 void add_pipeline_options(CLI::App& app, PipelineArguments& a) {
-  app.add_option("--pipeline", a.pipeline, "nuclei | cells | kmeans")->required()->check(CLI::IsMember({"nuclei", "cells", "kmeans"}));
+  app.add_option("--pipeline", a.pipeline, "nuclei | cells | kmeans")
+      ->required()
+      ->check(CLI::IsMember({"nuclei", "cells", "kmeans"}));
   app.add_option("--foreground", a.foreground, "auto|bright|dark: which side (class) is the object")
       ->check(CLI::IsMember({"auto", "bright", "dark"}));
   app.add_option("--connectivity", a.connectivity, "4 or 8")->check(CLI::IsMember({4, 8}));
   auto* cells = app.add_option_group("cells", "the cells pipeline");
-  cells->add_option("--median", a.median, "median size 3 or 5 (0: none); default 3")->check(CLI::IsMember({0, 1, 3, 5}));
+  cells->add_option("--median", a.median, "median size 3 or 5 (0: none); default 3")
+      ->check(CLI::IsMember({0, 1, 3, 5}));
   cells->add_option("--open", a.open, "opening size, odd (0: none); default 3")->check(CLI::NonNegativeNumber);
   cells->add_option("--h", a.h, "h-maxima height of the markers, pixels; default 0.5")->check(CLI::PositiveNumber);
   cells->add_option("--min-separation", a.min_separation, "pixels between markers of one object; default 8")
       ->check(CLI::NonNegativeNumber);
-  cells->add_option("--min-area", a.min_area, "smaller regions merge into a neighbour; default 16")->check(CLI::NonNegativeNumber);
+  cells->add_option("--min-area", a.min_area, "smaller regions merge into a neighbour; default 16")
+      ->check(CLI::NonNegativeNumber);
   cells->add_option("--relief", a.relief, "distance (default) or gradient (with background markers)")
       ->check(CLI::IsMember({"distance", "gradient"}));
-  cells->add_option("--background-distance", a.background_distance, "gradient relief: background marker distance; default 8")
+  cells
+      ->add_option("--background-distance", a.background_distance,
+                   "gradient relief: background marker distance; default 8")
       ->check(CLI::NonNegativeNumber);
   auto* kmeans = app.add_option_group("kmeans", "the kmeans pipeline");
   kmeans->add_option("--k", a.k, "clusters; default 3")->check(CLI::Range(2, max_clusters));
@@ -142,256 +53,64 @@ void check_pipeline_arguments(PipelineArguments const& a) {
   GIGASEG_REQUIRE(a.object_class < a.k, ErrorKind::usage, "--class", "the class must be below --k");
 }
 
+PipelineParams pipeline_params(PipelineArguments const& a) {
+  if (a.pipeline == "kmeans") {
+    KMeansSegmentParams params;
+    params.kmeans.k = a.k;
+    params.kmeans.iterations = a.iterations;
+    params.kmeans.seed = a.seed;
+    params.kmeans.space = a.space == "lab"    ? FeatureSpace::lab
+                          : a.space == "gray" ? FeatureSpace::gray
+                                              : FeatureSpace::rgb;
+    params.foreground = foreground_of(a.foreground);
+    params.object_class = a.object_class;
+    params.connectivity = a.connectivity;
+    return params;
+  }
+  if (a.pipeline == "nuclei") {
+    NucleiParams params;
+    params.connectivity = a.connectivity;
+    params.foreground = foreground_of(a.foreground);
+    return params;
+  }
+  CellsParams params;
+  params.foreground = foreground_of(a.foreground);
+  params.median_size = a.median;
+  params.open_size = a.open;
+  params.h = a.h;
+  params.min_separation = a.min_separation;
+  params.min_area = a.min_area;
+  params.relief = a.relief == "gradient" ? CellsRelief::gradient : CellsRelief::distance;
+  params.background_distance = a.background_distance;
+  params.connectivity = a.connectivity;
+  return params;
+}
+
+void report_result(nlohmann::json& report, Segmentation const& s) {
+  std::visit(
+      [&](auto const& r) {
+        using Result = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same<Result, KMeansSegmentResult>::value) {
+          report["object_class"] = r.object_class;
+          report["k"] = r.clusters.centres.size();
+          report["centres"] = nlohmann::json::array();
+          for (auto const& c : r.clusters.centres)
+            report["centres"].push_back(r.clusters.channels == 1 ? nlohmann::json::array({c[0]})
+                                                                 : nlohmann::json::array({c[0], c[1], c[2]}));
+        } else {
+          report["threshold"] = r.threshold;
+          report["foreground"] = r.dark ? "dark" : "bright";
+          if constexpr (std::is_same<Result, CellsResult>::value) report["markers"] = r.markers;
+        }
+      },
+      s.result);
+}
+
 Segmentation segment_image(Session& session, PipelineArguments const& a, AnyHostImage const& image,
                            std::string const& path) {
-  Segmentation s;
-  s.backend = session.context.resolve(width(image) * height(image), OpFamily::pipeline);
-  on_backend(session, width(image) * height(image), OpFamily::pipeline, [&](auto const& space) {
-    using Memory = typename std::decay_t<decltype(space)>::memory_space;
-    ImageView<Label, Memory> out("gigaseg::cli::labels", width(image), height(image));
-    run_pipeline(space, a, image, path, out, s, PlainInputs<std::decay_t<decltype(space)>>{space});
-    auto const start = std::chrono::steady_clock::now();
-    s.labels = download(space, out);
-    s.timings_ms["download"] = elapsed_ms(start);
-  });
+  Segmentation s = gigaseg::segment_image(session.context, pipeline_params(a), image, path);
+  session.report["backend"] = to_string(s.backend);
   return s;
-}
-
-#ifdef KOKKOS_ENABLE_CUDA
-// Pinned blocks handed out as shared pointers: a block is free again when no one else holds it
-// (a writer thread releases a label image's block when the file is written).
-struct PinnedStaging::Pool {
-  struct Block {
-    void* data = nullptr;
-    std::size_t bytes = 0;
-    ~Block() {
-      if (data != nullptr) (void)cudaFreeHost(data);
-    }
-  };
-  std::shared_ptr<Block> acquire(std::size_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (auto const& block : blocks)
-      if (block.use_count() == 1 && block->bytes >= bytes) return block;
-    auto block = std::make_shared<Block>();
-    if (cudaHostAlloc(&block->data, bytes, cudaHostAllocDefault) != cudaSuccess) {
-      (void)cudaGetLastError();
-      GIGASEG_THROW(ErrorKind::resource, "batch", "cannot allocate " + std::to_string(bytes >> 20) + " MiB of pinned host memory");
-    }
-    block->bytes = bytes;
-    blocks.push_back(block);
-    return block;
-  }
-  std::mutex mutex;
-  std::vector<std::shared_ptr<Block>> blocks;
-};
-
-PinnedStaging::PinnedStaging() : pool_(std::make_shared<Pool>()) {}
-
-namespace {
-// A host image of w x h pitched as on the device, in a pinned block.
-template <class T>
-HostImage<T> pinned_image(PinnedStaging::Pool::Block const& block, index_t w, index_t h) {
-  return HostImage<T>::wrap(static_cast<T*>(block.data), w, h, aligned_pitch(w, index_t(sizeof(T))));
-}
-template <class T>
-std::size_t pinned_bytes(index_t w, index_t h) {
-  return std::size_t(aligned_pitch(w, index_t(sizeof(T))) * h);
-}
-}  // namespace
-
-InputImage PinnedStaging::input(ExecutionContext const& context, AnyHostImage image) const {
-  InputImage in;
-  index_t const pixels = width(image) * height(image);
-  if (pixels > 0 && context.resolve(pixels, OpFamily::pipeline) == Backend::cuda) {
-    auto pin = [&](auto const& host) {
-      using T = typename std::decay_t<decltype(host)>::value_type;
-      auto block = pool_->acquire(pinned_bytes<T>(host.width(), host.height()));
-      HostImage<T> const pinned = pinned_image<T>(*block, host.width(), host.height());
-      for (index_t y = 0; y < host.height(); ++y) std::memcpy(pinned.row(y), host.row(y), std::size_t(host.width()) * sizeof(T));
-      in.pixels = pinned;
-      in.memory = std::move(block);
-      in.pinned = true;
-    };
-    if (auto const* gray = std::get_if<HostImage<std::uint8_t>>(&image)) pin(*gray);
-    else if (auto const* rgb = std::get_if<HostImage<Rgb8>>(&image)) pin(*rgb);
-  }
-  if (!in.pinned) in.pixels = std::move(image);
-  return in;
-}
-
-struct DeviceLane::Impl {
-  using Memory = Kokkos::CudaSpace;
-  void* stream = nullptr;
-  Kokkos::Cuda space;
-  std::shared_ptr<PinnedStaging::Pool> pinned;
-  // The last image's device images, reused while the size repeats.
-  ImageView<std::uint8_t, Memory> gray;
-  ImageView<Rgb8, Memory> rgb;
-  ImageView<Label, Memory> labels;
-  std::vector<std::shared_ptr<void>> uploads;  // host memory of uploads in flight, held until the image is done
-  InputImage const* staged = nullptr;          // the image whose upload stage() queued
-  bool staged_gray = false;                    // ... into `gray` (else into `rgb`)
-
-  explicit Impl(std::shared_ptr<PinnedStaging::Pool> pool) : space(cuda::make_stream_instance(stream)), pinned(std::move(pool)) {}
-  ~Impl() {
-    space.fence();
-    gray = {};
-    rgb = {};
-    labels = {};
-    space = Kokkos::Cuda();  // drop the instance before its stream goes
-    cuda::destroy_stream(stream);
-  }
-  template <class T>
-  static ImageView<T, Memory>& sized(ImageView<T, Memory>& image, index_t w, index_t h, char const* label) {
-    if (image.width() != w || image.height() != h) {
-      image = {};
-      image = ImageView<T, Memory>(label, w, h);
-    }
-    return image;
-  }
-  // `host` on the device, queued on the lane's stream: straight from pinned memory, or through a
-  // pinned block when the image is not pinned.
-  template <class T>
-  ImageView<T, Memory> const& upload(HostImage<T> const& host, InputImage const& image, ImageView<T, Memory>& device) {
-    sized(device, host.width(), host.height(), "gigaseg::batch::input");
-    if (image.pinned) {
-      copy(space, device, host);
-      uploads.push_back(image.memory);
-      return device;
-    }
-    auto block = pinned->acquire(pinned_bytes<T>(host.width(), host.height()));
-    HostImage<T> const staging = pinned_image<T>(*block, host.width(), host.height());
-    for (index_t y = 0; y < host.height(); ++y) std::memcpy(staging.row(y), host.row(y), std::size_t(host.width()) * sizeof(T));
-    copy(space, device, staging);
-    uploads.push_back(std::move(block));
-    return device;
-  }
-  // The gray input on the device (uploaded, or converted there from RGB); nullptr for other types.
-  ImageView<std::uint8_t, Memory> const* gray_input(InputImage const& image) {
-    if (auto const* g = std::get_if<HostImage<std::uint8_t>>(&image.pixels)) return &upload(*g, image, gray);
-    if (auto const* colour = std::get_if<HostImage<Rgb8>>(&image.pixels)) {
-      auto const& device_rgb = upload(*colour, image, rgb);
-      auto const& device_gray = sized(gray, device_rgb.width(), device_rgb.height(), "gigaseg::batch::gray");
-      rgb_to_gray(space, ImageView<Rgb8 const, Memory>(device_rgb), device_gray);
-      return &device_gray;
-    }
-    return nullptr;
-  }
-};
-
-namespace {
-// The lane's inputs: what stage() queued for this image, else uploads into the lane's device
-// images; colour becomes gray there.
-struct LaneInputs {
-  DeviceLane::Impl& lane;
-  InputImage const& input;
-  ImageView<Rgb8, Kokkos::CudaSpace> rgb(HostImage<Rgb8> const& image) const {
-    if (lane.staged == &input && !lane.staged_gray) return lane.rgb;
-    return lane.upload(image, input, lane.rgb);
-  }
-  ImageView<std::uint8_t, Kokkos::CudaSpace> gray(AnyHostImage const& image, std::string const& path) const {
-    if (lane.staged == &input && lane.staged_gray) return lane.gray;
-    if (auto const* g = lane.gray_input(input)) return *g;
-    return gray8_on(lane.space, image, path);  // converted on the host, or the input error naming the file
-  }
-};
-}  // namespace
-
-DeviceLane::DeviceLane(PinnedStaging const& staging) : impl_(std::make_unique<Impl>(staging.pool_)) {}
-
-bool DeviceLane::stage(ExecutionContext const& context, PipelineArguments const& a, InputImage const& image) {
-  Impl& l = *impl_;
-  l.staged = nullptr;
-  index_t const pixels = width(image.pixels) * height(image.pixels);
-  if (pixels == 0 || context.resolve(pixels, OpFamily::pipeline) != Backend::cuda) return false;
-  try {
-    if (a.pipeline == "kmeans") {
-      auto const* colour = std::get_if<HostImage<Rgb8>>(&image.pixels);
-      if (colour == nullptr) return false;  // gray becomes RGB on the host first (rgb8_of)
-      l.upload(*colour, image, l.rgb);
-      l.staged_gray = false;
-    } else {
-      if (l.gray_input(image) == nullptr) return false;
-      l.staged_gray = true;
-    }
-  } catch (...) {
-    l.space.fence();
-    l.uploads.clear();
-    throw;
-  }
-  l.staged = &image;
-  return true;
-}
-#else
-struct PinnedStaging::Pool {};
-PinnedStaging::PinnedStaging() = default;
-InputImage PinnedStaging::input(ExecutionContext const&, AnyHostImage image) const {
-  InputImage in;
-  in.pixels = std::move(image);
-  return in;
-}
-struct DeviceLane::Impl {};
-DeviceLane::DeviceLane(PinnedStaging const&) {}
-bool DeviceLane::stage(ExecutionContext const&, PipelineArguments const&, InputImage const&) { return false; }
-#endif
-PinnedStaging::~PinnedStaging() = default;
-DeviceLane::~DeviceLane() = default;
-
-void Segmentation::wait_for_labels() const {
-#ifdef KOKKOS_ENABLE_CUDA
-  if (download) GIGASEG_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(download.get())));
-#endif
-}
-
-Segmentation segment_image(ExecutionContext const& context, DeviceLane& lane, PipelineArguments const& a,
-                           InputImage const& input, std::string const& path) {
-  AnyHostImage const& image = input.pixels;
-  Segmentation s;
-  s.backend = context.resolve(width(image) * height(image), OpFamily::pipeline);
-#ifdef KOKKOS_ENABLE_CUDA
-  if (s.backend == Backend::cuda) {
-    DeviceLane::Impl& l = *lane.impl_;
-    auto& labels = DeviceLane::Impl::sized(l.labels, width(image), height(image), "gigaseg::batch::labels");
-    try {
-      run_pipeline(l.space, a, image, path, labels, s, LaneInputs{l, input});
-      // The download is queued on the lane's stream and left running: the next image's upload and
-      // kernels go on meanwhile (on another lane), and the writer waits for this event.
-      auto block = l.pinned->acquire(pinned_bytes<Label>(labels.width(), labels.height()));
-      s.labels = pinned_image<Label>(*block, labels.width(), labels.height());
-      copy(l.space, s.labels, labels);
-      cudaEvent_t done = nullptr;
-      GIGASEG_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-      s.download = std::shared_ptr<void>(done, [](void* event) { (void)cudaEventDestroy(static_cast<cudaEvent_t>(event)); });
-      GIGASEG_CUDA_CHECK(cudaEventRecord(done, l.space.cuda_stream()));
-      s.labels_memory = std::move(block);
-    } catch (...) {
-      l.space.fence();  // nothing of this image may still be in flight when its buffers are reused
-      l.uploads.clear();
-      l.staged = nullptr;
-      throw;
-    }
-    l.uploads.clear();
-    l.staged = nullptr;
-    return s;
-  }
-#else
-  (void)lane;
-#endif
-  auto on = [&](auto const& space) {
-    ImageView<Label, Kokkos::HostSpace> out("gigaseg::cli::labels", width(image), height(image));
-    run_pipeline(space, a, image, path, out, s, PlainInputs<std::decay_t<decltype(space)>>{space});
-    s.labels = out;
-  };
-  switch (s.backend) {
-#ifdef KOKKOS_ENABLE_OPENMP
-    case Backend::openmp: on(Kokkos::OpenMP()); return s;
-#endif
-#ifdef KOKKOS_ENABLE_SERIAL
-    case Backend::serial: on(Kokkos::Serial()); return s;
-#endif
-    default:
-      GIGASEG_THROW(ErrorKind::usage, "--backend", std::string(to_string(s.backend)) + " is not compiled into this gigaseg");
-  }
 }
 
 }  // namespace gigaseg::cli

@@ -211,8 +211,8 @@ bool distance_transform(Kokkos::Cuda const& space, ImageView<std::uint8_t const,
                                                                      rows_pitch * index_t(sizeof(std::int32_t)));
   unsigned const column_blocks = unsigned((width + threads - 1) / threads);
   unsigned const segment_blocks = unsigned(std::min<long long>(segments, 65535));  // the grid's y limit
-  segment_zeros_kernel<<<dim3{column_blocks, segment_blocks}, threads, 0, stream>>>(
-      in.data(), in.pitch_bytes(), width, height, segments, first, last);
+  segment_zeros_kernel<<<dim3{column_blocks, segment_blocks}, threads, 0, stream>>>(in.data(), in.pitch_bytes(), width,
+                                                                                    height, segments, first, last);
   GIGASEG_CUDA_CHECK(cudaGetLastError());
   carry_kernel<<<column_blocks, threads, 0, stream>>>(width, segments, first, last, flag_data + height);
   GIGASEG_CUDA_CHECK(cudaGetLastError());

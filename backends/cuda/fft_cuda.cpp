@@ -30,7 +30,8 @@ void run(Kokkos::Cuda const& space, long ny, long nx, cufftType type, Exec&& exe
 
 }  // namespace
 
-bool fft(Kokkos::Cuda const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny, long nx) {
+bool fft(Kokkos::Cuda const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny,
+         long nx) {
   auto* const complex = reinterpret_cast<cufftComplex*>(spectrum);
   if (direction == FftDirection::forward)
     run(space, ny, nx, CUFFT_R2C, [&](cufftHandle plan) { return cufftExecR2C(plan, real, complex); });

@@ -10,7 +10,8 @@ namespace tuned {
 
 // Forward: real (ny x nx) -> spectrum (ny x (nx / 2 + 1)); inverse: spectrum -> real; unnormalised,
 // row-major, device memory; enqueued on the instance's stream. True (failures throw).
-bool fft(Kokkos::Cuda const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny, long nx);
+bool fft(Kokkos::Cuda const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny,
+         long nx);
 
 }  // namespace tuned
 

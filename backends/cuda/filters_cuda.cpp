@@ -32,12 +32,13 @@ void launch_separable(Kokkos::Cuda const& space, ImageView<std::uint8_t const, K
   // 20000 x 20000 image (the free waiting for the device) cost more than the row pass.
   long long const columns_pitch = aligned_pitch(width, 1);
   cuda::StreamScratch columns_memory(space, std::size_t(columns_pitch * height));
-  auto const columns = ImageView<std::uint8_t, Kokkos::CudaSpace>::wrap(columns_memory.as<std::uint8_t>(), width, height,
-                                                                         columns_pitch);
+  auto const columns =
+      ImageView<std::uint8_t, Kokkos::CudaSpace>::wrap(columns_memory.as<std::uint8_t>(), width, height, columns_pitch);
   // Chains of strips per thread: long enough to read each row once, short enough for ~256 K threads.
   // Two words (8 pixels) per thread where the rows allow 8-byte loads.
   // Pairs need (K - 1) x 64 x 8 bytes of shared memory: up to K = 97 within the 48 KiB default.
-  bool const pairs = K <= 97 && aligned_to(in.data(), in.pitch_bytes(), 8) && aligned_to(columns.data(), columns.pitch_bytes(), 8);
+  bool const pairs =
+      K <= 97 && aligned_to(in.data(), in.pitch_bytes(), 8) && aligned_to(columns.data(), columns.pitch_bytes(), 8);
   int const per_thread = pairs ? 2 : 1;
   long long const strips = (height + K - 1) / K;
   long long const column_blocks = (words + column_threads * per_thread - 1) / (column_threads * per_thread);
@@ -57,7 +58,8 @@ void launch_separable(Kokkos::Cuda const& space, ImageView<std::uint8_t const, K
         in.data(), in.pitch_bytes(), columns.data(), columns.pitch_bytes(), width, height, K, int(chain));
   GIGASEG_CUDA_CHECK(cudaGetLastError());
   // Row pass: 16-byte loads and stores where the rows allow them (the halo then rounds up to 4 words).
-  bool const vec = aligned_to(columns.data(), columns.pitch_bytes(), 16) && aligned_to(out.data(), out.pitch_bytes(), 16);
+  bool const vec =
+      aligned_to(columns.data(), columns.pitch_bytes(), 16) && aligned_to(out.data(), out.pitch_bytes(), 16);
   int const halo = vec ? (K / 2 + 15) / 16 * 4 : (K / 2 + 3) / 4;
   long long const segments = (words + (128 - 2 * halo) - 1) / (128 - 2 * halo);
   long long const row_groups = (height + row_warps - 1) / row_warps;
@@ -99,7 +101,8 @@ void launch_fused(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Kokko
   int const R = rows <= 0 ? std::min(K, fused_default_rows) : std::min(K, rows);
   std::size_t const shared = std::size_t(K - 1 + R) * fused_words * sizeof(unsigned);
   if (shared > 48 * 1024)
-    GIGASEG_CUDA_CHECK(cudaFuncSetAttribute(fused_min_max_kernel<Minimum>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+    GIGASEG_CUDA_CHECK(
+        cudaFuncSetAttribute(fused_min_max_kernel<Minimum>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
   bool const vector_store = aligned_to(out.data(), out.pitch_bytes(), 16);
   fused_min_max_kernel<Minimum><<<dim3(unsigned(bands), unsigned(chains)), fused_words, shared, space.cuda_stream()>>>(
       in.data(), in.pitch_bytes(), out.data(), out.pitch_bytes(), width, height, K, R, halo, chain, vector_store);
@@ -178,8 +181,8 @@ bool sobel_magnitude(Kokkos::Cuda const& space, ImageView<std::uint8_t const, Ko
   long long const strips = (height + strip_rows - 1) / strip_rows;
   dim3 const grid(unsigned((quads + block_x - 1) / block_x), unsigned((strips + block_y - 1) / block_y));
   if (grid.y > 65535u) return false;
-  sobel_kernel<<<grid, dim3(block_x, block_y), 0, space.cuda_stream()>>>(in.data(), in.pitch_bytes(), out.data(),
-                                                                         out.pitch_bytes(), width, height, vector_store);
+  sobel_kernel<<<grid, dim3(block_x, block_y), 0, space.cuda_stream()>>>(
+      in.data(), in.pitch_bytes(), out.data(), out.pitch_bytes(), width, height, vector_store);
   GIGASEG_CUDA_CHECK(cudaGetLastError());
   return true;
 }

@@ -89,7 +89,7 @@ __device__ __forceinline__ void store_quad(unsigned char* __restrict__ row, long
 }
 
 template <int K, class Op, int BX = block_x, int BY = block_y, int STRIP = strip_rows>
-__global__ void __launch_bounds__(BX * BY)
+__global__ void __launch_bounds__(BX* BY)
     window_kernel(unsigned char const* __restrict__ in, long long in_pitch, unsigned char* __restrict__ out,
                   long long out_pitch, long long width, long long height, int outside, Op op) {
   constexpr int R = K / 2, P = 2 * R + 2;
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(BX * BY)
     }
     return in + y * in_pitch;
   };
-  auto load = [&](long long y, unsigned (&pair)[P]) {
+  auto load = [&](long long y, unsigned(&pair)[P]) {
     unsigned char const* row = row_at(y);
     if (row) {
       load_pairs<R>(row, q, width, edge, outside, pair);
@@ -195,7 +195,8 @@ struct RectMinMaxOp {
     for (int k = 0; k < P; ++k) {
       column[k] = window[0][k];
 #pragma unroll
-      for (int i = 1; i < K; ++i) column[k] = minimum ? __vminu2(column[k], window[i][k]) : __vmaxu2(column[k], window[i][k]);
+      for (int i = 1; i < K; ++i)
+        column[k] = minimum ? __vminu2(column[k], window[i][k]) : __vmaxu2(column[k], window[i][k]);
     }
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
@@ -249,7 +250,7 @@ __device__ __forceinline__ SobelRow sobel_row(unsigned char const* __restrict__ 
 }
 
 template <int BX = block_x, int BY = block_y, int STRIP = strip_rows>
-__global__ void __launch_bounds__(BX * BY)
+__global__ void __launch_bounds__(BX* BY)
     sobel_kernel(unsigned char const* __restrict__ in, long long in_pitch, float* __restrict__ out, long long out_pitch,
                  long long width, long long height, bool vector_store) {
   long long const q = (long long)blockIdx.x * BX + threadIdx.x;
@@ -293,7 +294,8 @@ __device__ __forceinline__ unsigned min_max4(unsigned a, unsigned b) {
   return Minimum ? __vminu4(a, b) : __vmaxu4(a, b);
 }
 
-__device__ __forceinline__ void store_word(unsigned char* __restrict__ row, long long word, long long width, unsigned v) {
+__device__ __forceinline__ void store_word(unsigned char* __restrict__ row, long long word, long long width,
+                                           unsigned v) {
   if (4 * word + 4 <= width) {
     reinterpret_cast<unsigned*>(row)[word] = v;
   } else {
@@ -339,7 +341,7 @@ template <bool Minimum, int V = 1>
 __global__ void __launch_bounds__(column_threads)
     column_min_max_kernel(unsigned char const* __restrict__ in, long long in_pitch, unsigned char* __restrict__ out,
                           long long out_pitch, long long width, long long height, int K, int chain) {
-  extern __shared__ unsigned slots[];  // (K - 1) x column_threads x V
+  extern __shared__ unsigned slots[];                                                 // (K - 1) x column_threads x V
   long long const word = ((long long)blockIdx.x * column_threads + threadIdx.x) * V;  // first of V
   if (4 * word >= width) return;
   int const r = K / 2;
@@ -461,13 +463,13 @@ __global__ void __launch_bounds__(row_warps * 32)
   unsigned const neutral = Minimum ? 0xffffffffu : 0u;
   long long const words = (width + 3) / 4;
   long long const segment = (long long)blockIdx.x * useful - halo;  // the warp's first word
-  long long const mine = segment + 4 * lane;                         // the lane's first word
+  long long const mine = segment + 4 * lane;                        // the lane's first word
   bool const inside = mine >= 0 && 4 * (mine + 4) <= width;
   int p = 1;
   while (2 * p <= K) p *= 2;
   // Each warp's rows are loaded one iteration ahead (the next row's 16 bytes a lane are in flight
   // while this row is folded), so a warp keeps two rows' loads outstanding instead of one.
-  auto load_row = [&](long long y, unsigned (&w)[4]) {
+  auto load_row = [&](long long y, unsigned(&w)[4]) {
     unsigned char const* row = in + y * in_pitch;
     if (VEC && inside) {
       uint4 const v = __ldg(reinterpret_cast<uint4 const*>(row) + mine / 4);
@@ -480,7 +482,8 @@ __global__ void __launch_bounds__(row_warps * 32)
           w[j] = __ldg(reinterpret_cast<unsigned const*>(row) + mine + j);
         } else {
           unsigned v = 0;
-          for (int b = 0; b < 4; ++b) v |= (x + b >= 0 && x + b < width ? unsigned(row[x + b]) : (neutral & 0xffu)) << (8 * b);
+          for (int b = 0; b < 4; ++b)
+            v |= (x + b >= 0 && x + b < width ? unsigned(row[x + b]) : (neutral & 0xffu)) << (8 * b);
           w[j] = v;
         }
       }
@@ -516,7 +519,7 @@ __global__ void __launch_bounds__(row_warps * 32)
 // tile keeps the shared memory a block needs ((K - 1 + R) x 512 bytes) low enough for many blocks,
 // so enough loads are in flight. Bytes past the image's right edge become the neutral value before
 // the row fold, which would otherwise carry them left.
-constexpr int fused_words = 128;   // words in a band: one warp-row of the doubling fold
+constexpr int fused_words = 128;  // words in a band: one warp-row of the doubling fold
 constexpr int fused_warps = fused_words / 32;
 
 template <bool Minimum>
@@ -525,8 +528,8 @@ __global__ void __launch_bounds__(fused_words)
                          long long out_pitch, long long width, long long height, int K, int R, int halo, int chain,
                          bool vector_store) {
   extern __shared__ unsigned fused_shared[];
-  unsigned* const slots = fused_shared;                           // (K - 1) x fused_words
-  unsigned* const tile = fused_shared + (K - 1) * fused_words;    // R x fused_words, 16-byte aligned rows
+  unsigned* const slots = fused_shared;                         // (K - 1) x fused_words
+  unsigned* const tile = fused_shared + (K - 1) * fused_words;  // R x fused_words, 16-byte aligned rows
   int const tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, r = K / 2;
   int const useful = fused_words - 2 * halo;
   unsigned const neutral = Minimum ? 0xffffffffu : 0u;

@@ -41,8 +41,8 @@ __device__ __forceinline__ void count16(unsigned* hist, uint4 q) {
 }
 
 __global__ void __launch_bounds__(warps_per_block * 32)
-    histogram_u8_kernel(unsigned char const* __restrict__ first_row, long long pitch, long long width,
-                        long long height, unsigned long long* __restrict__ counts) {
+    histogram_u8_kernel(unsigned char const* __restrict__ first_row, long long pitch, long long width, long long height,
+                        unsigned long long* __restrict__ counts) {
   __shared__ unsigned sub[warps_per_block][bins];
   for (int i = threadIdx.x; i < warps_per_block * bins; i += blockDim.x) (&sub[0][0])[i] = 0;
   __syncthreads();

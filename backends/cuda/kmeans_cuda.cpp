@@ -230,8 +230,9 @@ Launch const& launch_shape(std::size_t shared_bytes) {
 template <int MaxK>
 void launch(Kokkos::Cuda const& space, detail::KMeansPassArgs<Kokkos::CudaSpace> const& args) {
   detail::KMeansState const layout{args.k};
-  std::size_t const shared_bytes = sizeof(unsigned long long) * std::size_t(args.k + warps_per_block * layout.accumulated()) +
-                                   sizeof(int) * std::size_t(4 * args.k);
+  std::size_t const shared_bytes =
+      sizeof(unsigned long long) * std::size_t(args.k + warps_per_block * layout.accumulated()) +
+      sizeof(int) * std::size_t(4 * args.k);
   Launch const& shape = launch_shape<MaxK>(shared_bytes);
   // As many blocks as fit at once: each merges its sums once, so fewer, longer blocks mean fewer
   // global atomics; the row-stride loop covers any image.

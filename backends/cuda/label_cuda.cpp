@@ -56,14 +56,12 @@ struct Input {
   unsigned char const* first_row;
   long long pitch_bytes;
   long long width, height;
-  __device__ T at(long long y, long long x) const {
-    return reinterpret_cast<T const*>(first_row + y * pitch_bytes)[x];
-  }
+  __device__ T at(long long y, long long x) const { return reinterpret_cast<T const*>(first_row + y * pitch_bytes)[x]; }
 };
 
 struct Output {
-  unsigned* slots;     // the label image, pitched
-  long long pitch;     // in elements; a multiple of 32
+  unsigned* slots;  // the label image, pitched
+  long long pitch;  // in elements; a multiple of 32
   long long width, height;
 };
 
@@ -173,7 +171,8 @@ __global__ void __launch_bounds__(tile_width* tile_block_rows)
     for (int a = first; a <= last; ++a) {
       if (!connects(p, pixels[r - 1][a])) continue;
       if (!own_start && !((above >> a) & 1u)) continue;
-      merge_local(parents, unsigned(r * tile_width + start[k]), unsigned((r - 1) * tile_width + start_at_or_below(above, a)));
+      merge_local(parents, unsigned(r * tile_width + start[k]),
+                  unsigned((r - 1) * tile_width + start_at_or_below(above, a)));
     }
   }
   __syncthreads();
@@ -237,7 +236,7 @@ __device__ unsigned fill_runs(unsigned m, unsigned a) {
   return up | __brev((mr & ~(mr + ar)) | ar);
 }
 
-constexpr int flood_tiles_per_block = 4;  // a warp each
+constexpr int flood_tiles_per_block = 4;     // a warp each
 constexpr int flood_pitch = tile_width + 1;  // shared row pitch (no bank conflicts by column)
 
 template <class T>
@@ -246,7 +245,7 @@ __global__ void __launch_bounds__(32 * flood_tiles_per_block)
   __shared__ unsigned all_roots[flood_tiles_per_block][tile_height * flood_pitch];
   int const warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   unsigned const tile_x = blockIdx.x * flood_tiles_per_block + warp;
-  if (tile_x >= tiles_x) return;  // the whole warp; the kernel synchronises warps only
+  if (tile_x >= tiles_x) return;            // the whole warp; the kernel synchronises warps only
   unsigned* const roots = all_roots[warp];  // tile-local root (row * 32 + column) of each pixel
   long long const x0 = (long long)tile_x * tile_width, y0 = (long long)blockIdx.y * tile_height;
   long long const x = x0 + lane;
@@ -348,7 +347,9 @@ template <class T>
 __global__ void __launch_bounds__(96) seam_kernel(Input<T> in, Output out, int connectivity, bool equal_value) {
   int const t = threadIdx.x;
   if (t >= seam_threads) return;
-  int const r = t < tile_width ? 0 : t < tile_width + tile_height - 1 ? t - tile_width + 1 : t - tile_width - tile_height + 2;
+  int const r = t < tile_width                     ? 0
+                : t < tile_width + tile_height - 1 ? t - tile_width + 1
+                                                   : t - tile_width - tile_height + 2;
   int const c = t < tile_width ? t : t < tile_width + tile_height - 1 ? 0 : tile_width - 1;
   long long const y = (long long)blockIdx.y * tile_height + r, x = (long long)blockIdx.x * tile_width + c;
   if (y >= in.height || x >= in.width) return;
@@ -357,9 +358,10 @@ __global__ void __launch_bounds__(96) seam_kernel(Input<T> in, Output out, int c
   detail::Connects<T> const connects{equal_value};
   bool const up = y > 0, left = x > 0, right = x + 1 < in.width;
   detail::Neighbour links[2];
-  int const count = detail::reduced_links(up && left && connects(p, in.at(y - 1, x - 1)), up && connects(p, in.at(y - 1, x)),
-                                          up && right && connects(p, in.at(y - 1, x + 1)),
-                                          left && connects(p, in.at(y, x - 1)), connectivity, links[0], links[1]);
+  int const count =
+      detail::reduced_links(up && left && connects(p, in.at(y - 1, x - 1)), up && connects(p, in.at(y - 1, x)),
+                            up && right && connects(p, in.at(y - 1, x + 1)), left && connects(p, in.at(y, x - 1)),
+                            connectivity, links[0], links[1]);
   unsigned const self = unsigned(y * out.pitch + x);
   for (int k = 0; k < count; ++k) {
     int const rr = r + detail::neighbour_dy(links[k]), cc = c + detail::neighbour_dx(links[k]);
@@ -382,9 +384,10 @@ __global__ void __launch_bounds__(96) seam_kernel(Input<T> in, Output out, int c
 // A local root is a component's root if its slot is its own index, already before the walks (the
 // seams are done; flattening never changes a root), so the same thread writes the word of the
 // root bitmap and its population count.
-__global__ void __launch_bounds__(256)
-    flatten_kernel(unsigned* slots, unsigned const* local_roots, unsigned* root_bitmap, unsigned* word_counts, long long words) {
-  for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < words; w += (long long)gridDim.x * blockDim.x) {
+__global__ void __launch_bounds__(256) flatten_kernel(unsigned* slots, unsigned const* local_roots,
+                                                      unsigned* root_bitmap, unsigned* word_counts, long long words) {
+  for (long long w = (long long)blockIdx.x * blockDim.x + threadIdx.x; w < words;
+       w += (long long)gridDim.x * blockDim.x) {
     unsigned bits = local_roots[w], roots = 0;
     while (bits != 0) {
       int const bit = __ffs(bits) - 1;
@@ -416,8 +419,8 @@ __global__ void __launch_bounds__(256)
 // every pixel takes its local root's number. Reads and writes stay in the block's own tile, so the
 // slots can be overwritten in place.
 __global__ void __launch_bounds__(tile_width* tile_block_rows)
-    number_kernel(Output out, unsigned const* local_roots, unsigned const* root_bitmap, unsigned const* roots_before_word,
-                  float rows_per_pitch_unit) {
+    number_kernel(Output out, unsigned const* local_roots, unsigned const* root_bitmap,
+                  unsigned const* roots_before_word, float rows_per_pitch_unit) {
   constexpr int rows_per_thread = tile_height / tile_block_rows;
   __shared__ unsigned numbers[tile_height * tile_width];
   long long const x0 = (long long)blockIdx.x * tile_width, y0 = (long long)blockIdx.y * tile_height;
@@ -491,11 +494,11 @@ bool label_tiles(Kokkos::Cuda const& space, ImageView<T const, Kokkos::CudaSpace
   dim3 const tiles(tiles_x, tiles_y), tile_threads(tile_width, tile_block_rows);
   if (params.equal_value) {
     local_kernel<T><<<tiles, tile_threads, 0, stream>>>(in, out, params.connectivity, params.equal_value,
-                                                         local_roots.as<unsigned>());
+                                                        local_roots.as<unsigned>());
   } else {
     dim3 const flood_blocks((tiles_x + flood_tiles_per_block - 1) / flood_tiles_per_block, tiles_y);
     flood_kernel<T><<<flood_blocks, 32 * flood_tiles_per_block, 0, stream>>>(in, out, params.connectivity == 8,
-                                                                            local_roots.as<unsigned>(), tiles_x);
+                                                                             local_roots.as<unsigned>(), tiles_x);
   }
   GIGASEG_CUDA_CHECK(cudaGetLastError());
   seam_kernel<T><<<tiles, 96, 0, stream>>>(in, out, params.connectivity, params.equal_value);
@@ -516,7 +519,8 @@ bool label_tiles(Kokkos::Cuda const& space, ImageView<T const, Kokkos::CudaSpace
                                                     counts.as<unsigned>(), 1.0f / float(pitch / 32));
   GIGASEG_CUDA_CHECK(cudaGetLastError());
   cuda::StreamScratch total(space, sizeof(unsigned long long));
-  total_kernel<<<1, 1, 0, stream>>>(bitmap.as<unsigned>(), counts.as<unsigned>(), words, total.as<unsigned long long>());
+  total_kernel<<<1, 1, 0, stream>>>(bitmap.as<unsigned>(), counts.as<unsigned>(), words,
+                                    total.as<unsigned long long>());
   GIGASEG_CUDA_CHECK(cudaGetLastError());
   unsigned long long host_total = 0;
   GIGASEG_CUDA_CHECK(cudaMemcpyAsync(&host_total, total.data(), sizeof host_total, cudaMemcpyDeviceToHost, stream));

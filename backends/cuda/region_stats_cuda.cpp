@@ -61,8 +61,9 @@ __device__ void flush(unsigned long long* sums, unsigned label, Group const& g, 
 
 template <class T>
 __global__ void __launch_bounds__(32 * rows_per_block)
-    stats_kernel(unsigned const* labels, long long label_pitch, unsigned char const* intensity, long long intensity_pitch,
-                 long long width, long long height, unsigned components, unsigned long long* sums, int* out_of_range) {
+    stats_kernel(unsigned const* labels, long long label_pitch, unsigned char const* intensity,
+                 long long intensity_pitch, long long width, long long height, unsigned components,
+                 unsigned long long* sums, int* out_of_range) {
   int const lane = threadIdx.x & 31;
   long long const begin = (long long)blockIdx.x * strip_pixels;
   long long const end = min(begin + strip_pixels, width);
@@ -131,23 +132,25 @@ void launch(Kokkos::Cuda const& space, ImageView<Label const, Kokkos::CudaSpace>
   if (labels.empty()) return;
   GIGASEG_REQUIRE(labels.width() < (index_t(1) << 31), ErrorKind::input, "region statistics", "image too wide");
   unsigned const strips = unsigned((labels.width() + strip_pixels - 1) / strip_pixels);
-  unsigned const row_blocks = unsigned(std::min<index_t>((labels.height() + rows_per_block - 1) / rows_per_block, 65535));
+  unsigned const row_blocks =
+      unsigned(std::min<index_t>((labels.height() + rows_per_block - 1) / rows_per_block, 65535));
   stats_kernel<T><<<dim3(strips, row_blocks), 32 * rows_per_block, 0, space.cuda_stream()>>>(
-      labels.data(), labels.pitch_bytes() / index_t(sizeof(Label)), reinterpret_cast<unsigned char const*>(intensity.data()),
-      intensity.pitch_bytes(), labels.width(), labels.height(), unsigned(components), sums, out_of_range);
+      labels.data(), labels.pitch_bytes() / index_t(sizeof(Label)),
+      reinterpret_cast<unsigned char const*>(intensity.data()), intensity.pitch_bytes(), labels.width(),
+      labels.height(), unsigned(components), sums, out_of_range);
   GIGASEG_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace
 
-void region_stats(Kokkos::Cuda const& space, ImageView<Label const, Kokkos::CudaSpace> const& labels, index_t components,
-                  ImageView<std::uint8_t const, Kokkos::CudaSpace> const& intensity, unsigned long long* sums,
-                  int* out_of_range) {
+void region_stats(Kokkos::Cuda const& space, ImageView<Label const, Kokkos::CudaSpace> const& labels,
+                  index_t components, ImageView<std::uint8_t const, Kokkos::CudaSpace> const& intensity,
+                  unsigned long long* sums, int* out_of_range) {
   launch(space, labels, components, intensity, sums, out_of_range);
 }
-void region_stats(Kokkos::Cuda const& space, ImageView<Label const, Kokkos::CudaSpace> const& labels, index_t components,
-                  ImageView<std::uint16_t const, Kokkos::CudaSpace> const& intensity, unsigned long long* sums,
-                  int* out_of_range) {
+void region_stats(Kokkos::Cuda const& space, ImageView<Label const, Kokkos::CudaSpace> const& labels,
+                  index_t components, ImageView<std::uint16_t const, Kokkos::CudaSpace> const& intensity,
+                  unsigned long long* sums, int* out_of_range) {
   launch(space, labels, components, intensity, sums, out_of_range);
 }
 

@@ -17,12 +17,12 @@ namespace tuned {
 // Accumulates the statistics in the layout of algorithms/detail/region_stats_portable.hpp into
 // `sums` (components x stat_fields, initialised by the caller); sets *out_of_range when a label
 // exceeds `components`. Enqueued on `space`.
-void region_stats(Kokkos::Cuda const& space, ImageView<Label const, Kokkos::CudaSpace> const& labels, index_t components,
-                  ImageView<std::uint8_t const, Kokkos::CudaSpace> const& intensity, unsigned long long* sums,
-                  int* out_of_range);
-void region_stats(Kokkos::Cuda const& space, ImageView<Label const, Kokkos::CudaSpace> const& labels, index_t components,
-                  ImageView<std::uint16_t const, Kokkos::CudaSpace> const& intensity, unsigned long long* sums,
-                  int* out_of_range);
+void region_stats(Kokkos::Cuda const& space, ImageView<Label const, Kokkos::CudaSpace> const& labels,
+                  index_t components, ImageView<std::uint8_t const, Kokkos::CudaSpace> const& intensity,
+                  unsigned long long* sums, int* out_of_range);
+void region_stats(Kokkos::Cuda const& space, ImageView<Label const, Kokkos::CudaSpace> const& labels,
+                  index_t components, ImageView<std::uint16_t const, Kokkos::CudaSpace> const& intensity,
+                  unsigned long long* sums, int* out_of_range);
 
 // The entry of the dispatch: initialises every accumulator, then runs the kernel above. Always
 // applicable: returns true.

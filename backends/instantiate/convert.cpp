@@ -6,20 +6,20 @@
 
 namespace gigaseg {
 
-#define GIGASEG_CONVERT(SPACE, T, U)                                                               \
+#define GIGASEG_CONVERT(SPACE, T, U)                                                                 \
   template void convert<SPACE, T, U>(SPACE const&, ImageView<T const, GIGASEG_MEMORY(SPACE)> const&, \
                                      ImageView<U, GIGASEG_MEMORY(SPACE)> const&, ConvertParams const&);
-#define GIGASEG_CONVERT_FROM(SPACE, T)         \
-  GIGASEG_CONVERT(SPACE, T, std::uint8_t)      \
-  GIGASEG_CONVERT(SPACE, T, std::uint16_t)     \
-  GIGASEG_CONVERT(SPACE, T, std::uint32_t)     \
+#define GIGASEG_CONVERT_FROM(SPACE, T)     \
+  GIGASEG_CONVERT(SPACE, T, std::uint8_t)  \
+  GIGASEG_CONVERT(SPACE, T, std::uint16_t) \
+  GIGASEG_CONVERT(SPACE, T, std::uint32_t) \
   GIGASEG_CONVERT(SPACE, T, float)
-#define GIGASEG_CONVERT_SPACE(SPACE)                                                                            \
-  template void rgb_to_gray<SPACE>(SPACE const&, ImageView<Rgb8 const, GIGASEG_MEMORY(SPACE)> const&,          \
-                                   ImageView<std::uint8_t, GIGASEG_MEMORY(SPACE)> const&);                      \
-  GIGASEG_CONVERT_FROM(SPACE, std::uint8_t)                                                                     \
-  GIGASEG_CONVERT_FROM(SPACE, std::uint16_t)                                                                    \
-  GIGASEG_CONVERT_FROM(SPACE, std::uint32_t)                                                                    \
+#define GIGASEG_CONVERT_SPACE(SPACE)                                                                  \
+  template void rgb_to_gray<SPACE>(SPACE const&, ImageView<Rgb8 const, GIGASEG_MEMORY(SPACE)> const&, \
+                                   ImageView<std::uint8_t, GIGASEG_MEMORY(SPACE)> const&);            \
+  GIGASEG_CONVERT_FROM(SPACE, std::uint8_t)                                                           \
+  GIGASEG_CONVERT_FROM(SPACE, std::uint16_t)                                                          \
+  GIGASEG_CONVERT_FROM(SPACE, std::uint32_t)                                                          \
   GIGASEG_CONVERT_FROM(SPACE, float)
 GIGASEG_FOR_EACH_SPACE(GIGASEG_CONVERT_SPACE)
 

@@ -8,10 +8,10 @@
 
 namespace gigaseg {
 
-#define GIGASEG_CONVOLVE_SPACE(SPACE)                                                                           \
-  template void convolve<SPACE>(SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&,     \
-                                ImageView<float, GIGASEG_MEMORY(SPACE)> const&, ConvolutionKernel const&,      \
-                                ConvolveMethod);                                                                \
+#define GIGASEG_CONVOLVE_SPACE(SPACE)                                                                      \
+  template void convolve<SPACE>(SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&, \
+                                ImageView<float, GIGASEG_MEMORY(SPACE)> const&, ConvolutionKernel const&,  \
+                                ConvolveMethod);                                                           \
   template ConvolveMethod convolve_method<SPACE>(ConvolutionKernel const&, ConvolveMethod);
 GIGASEG_FOR_EACH_SPACE(GIGASEG_CONVOLVE_SPACE)
 

@@ -6,10 +6,10 @@
 
 namespace gigaseg {
 
-#define GIGASEG_DISTANCE_SPACE(SPACE)                                                                             \
+#define GIGASEG_DISTANCE_SPACE(SPACE)                                                                                \
   template void distance_transform<SPACE>(SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&, \
-                                          ImageView<float, GIGASEG_MEMORY(SPACE)> const&,                          \
-                                          DistanceOutputs<GIGASEG_MEMORY(SPACE)> const&, DistanceParams const&);   \
+                                          ImageView<float, GIGASEG_MEMORY(SPACE)> const&,                            \
+                                          DistanceOutputs<GIGASEG_MEMORY(SPACE)> const&, DistanceParams const&);     \
   template Path distance_path<SPACE>(Path);
 GIGASEG_FOR_EACH_SPACE(GIGASEG_DISTANCE_SPACE)
 

@@ -8,15 +8,15 @@
 
 namespace gigaseg {
 
-#define GIGASEG_HISTOGRAM_BINNED(SPACE, T)                                                                      \
-  template void histogram<SPACE, T>(SPACE const&, ImageView<T const, GIGASEG_MEMORY(SPACE)> const&,            \
+#define GIGASEG_HISTOGRAM_BINNED(SPACE, T)                                                          \
+  template void histogram<SPACE, T>(SPACE const&, ImageView<T const, GIGASEG_MEMORY(SPACE)> const&, \
                                     Counts<GIGASEG_MEMORY(SPACE)> const&, BinRange const&, HistogramParams const&);
-#define GIGASEG_HISTOGRAM_SPACE(SPACE)                                                                                 \
-  template void histogram<SPACE>(SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&,           \
-                                 Counts<GIGASEG_MEMORY(SPACE)> const&, HistogramParams const&);                        \
-  GIGASEG_HISTOGRAM_BINNED(SPACE, std::uint8_t)                                                                        \
-  GIGASEG_HISTOGRAM_BINNED(SPACE, std::uint16_t)                                                                       \
-  GIGASEG_HISTOGRAM_BINNED(SPACE, float)                                                                               \
+#define GIGASEG_HISTOGRAM_SPACE(SPACE)                                                                      \
+  template void histogram<SPACE>(SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&, \
+                                 Counts<GIGASEG_MEMORY(SPACE)> const&, HistogramParams const&);             \
+  GIGASEG_HISTOGRAM_BINNED(SPACE, std::uint8_t)                                                             \
+  GIGASEG_HISTOGRAM_BINNED(SPACE, std::uint16_t)                                                            \
+  GIGASEG_HISTOGRAM_BINNED(SPACE, float)                                                                    \
   template Path histogram_path<SPACE>(HistogramParams const&);
 GIGASEG_FOR_EACH_SPACE(GIGASEG_HISTOGRAM_SPACE)
 

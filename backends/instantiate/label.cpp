@@ -7,13 +7,13 @@
 
 namespace gigaseg {
 
-#define GIGASEG_LABEL(SPACE, T)                                                                                 \
-  template index_t label<SPACE, T>(SPACE const&, ImageView<T const, GIGASEG_MEMORY(SPACE)> const&,            \
+#define GIGASEG_LABEL(SPACE, T)                                                                    \
+  template index_t label<SPACE, T>(SPACE const&, ImageView<T const, GIGASEG_MEMORY(SPACE)> const&, \
                                    ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, LabelParams const&);
-#define GIGASEG_LABEL_SPACE(SPACE)      \
-  GIGASEG_LABEL(SPACE, std::uint8_t)    \
-  GIGASEG_LABEL(SPACE, std::uint16_t)   \
-  GIGASEG_LABEL(SPACE, std::uint32_t)   \
+#define GIGASEG_LABEL_SPACE(SPACE)    \
+  GIGASEG_LABEL(SPACE, std::uint8_t)  \
+  GIGASEG_LABEL(SPACE, std::uint16_t) \
+  GIGASEG_LABEL(SPACE, std::uint32_t) \
   template Path label_path<SPACE>(Path);
 GIGASEG_FOR_EACH_SPACE(GIGASEG_LABEL_SPACE)
 

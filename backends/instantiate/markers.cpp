@@ -7,13 +7,14 @@
 
 namespace gigaseg {
 
-#define GIGASEG_MARKERS_SPACE(SPACE)                                                                                  \
-  template index_t distance_markers<SPACE>(SPACE const&, ImageView<float const, GIGASEG_MEMORY(SPACE)> const&,        \
-                                           ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, MarkerParams const&);      \
-  template index_t background_markers<SPACE>(SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&, \
-                                             ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, float, Label);           \
-  template index_t merge_small_regions<SPACE>(SPACE const&, ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, index_t,  \
-                                              index_t);                                                                \
+#define GIGASEG_MARKERS_SPACE(SPACE)                                                                                 \
+  template index_t distance_markers<SPACE>(SPACE const&, ImageView<float const, GIGASEG_MEMORY(SPACE)> const&,       \
+                                           ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, MarkerParams const&);     \
+  template index_t background_markers<SPACE>(SPACE const&,                                                           \
+                                             ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&,            \
+                                             ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, float, Label);          \
+  template index_t merge_small_regions<SPACE>(SPACE const&, ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, index_t, \
+                                              index_t);                                                              \
   template Path markers_path<SPACE>(Path);
 GIGASEG_FOR_EACH_SPACE(GIGASEG_MARKERS_SPACE)
 

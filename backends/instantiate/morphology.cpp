@@ -7,9 +7,9 @@
 
 namespace gigaseg {
 
-#define GIGASEG_MORPHOLOGY_SPACE(SPACE)                                                                            \
-  template void morphology<SPACE>(SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&,      \
-                                  ImageView<std::uint8_t, GIGASEG_MEMORY(SPACE)> const&, MorphParams const&);     \
+#define GIGASEG_MORPHOLOGY_SPACE(SPACE)                                                                       \
+  template void morphology<SPACE>(SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&,  \
+                                  ImageView<std::uint8_t, GIGASEG_MEMORY(SPACE)> const&, MorphParams const&); \
   template Path morphology_path<SPACE>(MorphParams const&);
 GIGASEG_FOR_EACH_SPACE(GIGASEG_MORPHOLOGY_SPACE)
 

@@ -8,14 +8,15 @@
 
 namespace gigaseg {
 
-#define GIGASEG_PIPELINES_SPACE(SPACE)                                                                                   \
-  template CellsResult segment_cells<SPACE>(SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&,   \
-                                            ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, CellsParams const&);         \
-  template NucleiResult segment_nuclei<SPACE>(SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&, \
-                                              ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, NucleiParams const&);      \
-  template KMeansSegmentResult segment_kmeans<SPACE>(SPACE const&, ImageView<Rgb8 const, GIGASEG_MEMORY(SPACE)> const&,  \
-                                                     ImageView<Label, GIGASEG_MEMORY(SPACE)> const&,                     \
-                                                     KMeansSegmentParams const&);
+#define GIGASEG_PIPELINES_SPACE(SPACE)                                                                                 \
+  template CellsResult segment_cells<SPACE>(SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&, \
+                                            ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, CellsParams const&);       \
+  template NucleiResult segment_nuclei<SPACE>(SPACE const&,                                                            \
+                                              ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&,             \
+                                              ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, NucleiParams const&);    \
+  template KMeansSegmentResult segment_kmeans<SPACE>(                                                                  \
+      SPACE const&, ImageView<Rgb8 const, GIGASEG_MEMORY(SPACE)> const&,                                               \
+      ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, KMeansSegmentParams const&);
 GIGASEG_FOR_EACH_SPACE(GIGASEG_PIPELINES_SPACE)
 
 }  // namespace gigaseg

@@ -8,9 +8,9 @@
 
 namespace gigaseg {
 
-#define GIGASEG_REGION_STATS(SPACE, T)                                                                      \
-  template std::vector<RegionStats> region_stats<SPACE, T>(                                                 \
-      SPACE const&, ImageView<Label const, GIGASEG_MEMORY(SPACE)> const&, index_t,                          \
+#define GIGASEG_REGION_STATS(SPACE, T)                                             \
+  template std::vector<RegionStats> region_stats<SPACE, T>(                        \
+      SPACE const&, ImageView<Label const, GIGASEG_MEMORY(SPACE)> const&, index_t, \
       ImageView<T const, GIGASEG_MEMORY(SPACE)> const&, Path);
 #define GIGASEG_REGION_STATS_SPACE(SPACE)    \
   GIGASEG_REGION_STATS(SPACE, std::uint8_t)  \

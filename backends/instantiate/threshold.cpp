@@ -6,16 +6,16 @@
 
 namespace gigaseg {
 
-#define GIGASEG_THRESHOLD(SPACE, T)                                                                \
+#define GIGASEG_THRESHOLD(SPACE, T)                                                                 \
   template void threshold<SPACE, T>(SPACE const&, ImageView<T const, GIGASEG_MEMORY(SPACE)> const&, \
                                     ImageView<std::uint8_t, GIGASEG_MEMORY(SPACE)> const&, double);
-#define GIGASEG_THRESHOLD_SPACE(SPACE)                                                                              \
-  GIGASEG_THRESHOLD(SPACE, std::uint8_t)                                                                            \
-  GIGASEG_THRESHOLD(SPACE, std::uint16_t)                                                                           \
-  GIGASEG_THRESHOLD(SPACE, std::uint32_t)                                                                           \
-  GIGASEG_THRESHOLD(SPACE, float)                                                                                   \
+#define GIGASEG_THRESHOLD_SPACE(SPACE)                                                                                 \
+  GIGASEG_THRESHOLD(SPACE, std::uint8_t)                                                                               \
+  GIGASEG_THRESHOLD(SPACE, std::uint16_t)                                                                              \
+  GIGASEG_THRESHOLD(SPACE, std::uint32_t)                                                                              \
+  GIGASEG_THRESHOLD(SPACE, float)                                                                                      \
   template void threshold_local_mean<SPACE>(SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&, \
-                                            ImageView<std::uint8_t, GIGASEG_MEMORY(SPACE)> const&,                  \
+                                            ImageView<std::uint8_t, GIGASEG_MEMORY(SPACE)> const&,                     \
                                             LocalMeanParams const&);
 GIGASEG_FOR_EACH_SPACE(GIGASEG_THRESHOLD_SPACE)
 

@@ -7,12 +7,12 @@
 
 namespace gigaseg {
 
-#define GIGASEG_WATERSHED(SPACE, T)                                                                               \
-  template void watershed<SPACE, T>(SPACE const&, ImageView<T const, GIGASEG_MEMORY(SPACE)> const&,               \
-                                    ImageView<Label const, GIGASEG_MEMORY(SPACE)> const&,                         \
-                                    ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, WatershedParams const&,       \
+#define GIGASEG_WATERSHED(SPACE, T)                                                                         \
+  template void watershed<SPACE, T>(SPACE const&, ImageView<T const, GIGASEG_MEMORY(SPACE)> const&,         \
+                                    ImageView<Label const, GIGASEG_MEMORY(SPACE)> const&,                   \
+                                    ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, WatershedParams const&, \
                                     ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&);
-#define GIGASEG_WATERSHED_SPACE(SPACE)  \
+#define GIGASEG_WATERSHED_SPACE(SPACE)    \
   GIGASEG_WATERSHED(SPACE, std::uint8_t)  \
   GIGASEG_WATERSHED(SPACE, std::uint16_t) \
   GIGASEG_WATERSHED(SPACE, float)         \

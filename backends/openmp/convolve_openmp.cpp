@@ -50,7 +50,8 @@ void run_plan(int threads, Make&& make) {
 }
 
 template <class ExecSpace>
-bool host_fft(ExecSpace const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny, long nx) {
+bool host_fft(ExecSpace const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny,
+              long nx) {
   space.fence();
   auto* const complex = reinterpret_cast<fftwf_complex*>(spectrum);
   int const threads = space.concurrency();
@@ -63,12 +64,14 @@ bool host_fft(ExecSpace const& space, FftDirection direction, float* real, detai
 
 }  // namespace
 
-bool fft(Kokkos::OpenMP const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny, long nx) {
+bool fft(Kokkos::OpenMP const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny,
+         long nx) {
   return host_fft(space, direction, real, spectrum, ny, nx);
 }
 
 #ifdef KOKKOS_ENABLE_SERIAL
-bool fft(Kokkos::Serial const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny, long nx) {
+bool fft(Kokkos::Serial const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny,
+         long nx) {
   return host_fft(space, direction, real, spectrum, ny, nx);
 }
 #endif

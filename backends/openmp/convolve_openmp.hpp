@@ -12,9 +12,11 @@ namespace tuned {
 
 // Forward: real (ny x nx) -> spectrum (ny x (nx / 2 + 1)); inverse: spectrum -> real, overwriting
 // the spectrum; unnormalised, row-major. Fences `space` first and runs to completion; true.
-bool fft(Kokkos::OpenMP const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny, long nx);
+bool fft(Kokkos::OpenMP const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny,
+         long nx);
 #ifdef KOKKOS_ENABLE_SERIAL
-bool fft(Kokkos::Serial const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny, long nx);
+bool fft(Kokkos::Serial const& space, FftDirection direction, float* real, detail::FftComplex* spectrum, long ny,
+         long nx);
 #endif
 
 }  // namespace tuned

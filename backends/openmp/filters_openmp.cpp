@@ -52,8 +52,8 @@ class RowRing {
 constexpr int median_chunk = 64;  // output pixels per chunk of a row
 
 template <int K, class T>
-void median_band(ImageView<T const, Kokkos::HostSpace> const& in, ImageView<T, Kokkos::HostSpace> const& out, index_t y0,
-                 index_t y1) {
+void median_band(ImageView<T const, Kokkos::HostSpace> const& in, ImageView<T, Kokkos::HostSpace> const& out,
+                 index_t y0, index_t y1) {
   constexpr int R = K / 2, C = median_chunk + 2 * R;
   index_t const width = in.width(), height = in.height();
   // Padded rows, long enough that every chunk reads a full C columns.
@@ -145,18 +145,20 @@ void row_extremum(std::uint8_t const* padded, index_t n, int K, std::uint8_t* __
   for (index_t x = 0; x < n; ++x) dst[x] = extremum<Minimum>(work[x], work[x + K - p]);
 }
 
-constexpr int van_herk_rows = 5;        // rectangles from this size combine rows by van Herk
+constexpr int van_herk_rows = 5;          // rectangles from this size combine rows by van Herk
 constexpr int max_tuned_rectangle = 255;  // ring and suffix rows: (3 K - 2) rows per thread
 
 template <bool Minimum>
-void min_max_band(ImageView<std::uint8_t const, Kokkos::HostSpace> const& in, ImageView<std::uint8_t, Kokkos::HostSpace> const& out,
-                  std::vector<int> const& first, std::vector<int> const& last, bool rect, index_t y0, index_t y1) {
+void min_max_band(ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
+                  ImageView<std::uint8_t, Kokkos::HostSpace> const& out, std::vector<int> const& first,
+                  std::vector<int> const& last, bool rect, index_t y0, index_t y1) {
   std::uint8_t const neutral = Minimum ? 255 : 0;
   int const K = int(first.size()), c = K / 2;
   index_t const width = in.width(), height = in.height();
   int reach = 0;
   for (int i = 0; i < K; ++i)
-    if (first[std::size_t(i)] <= last[std::size_t(i)]) reach = std::max({reach, -first[std::size_t(i)], last[std::size_t(i)]});
+    if (first[std::size_t(i)] <= last[std::size_t(i)])
+      reach = std::max({reach, -first[std::size_t(i)], last[std::size_t(i)]});
   index_t const stride = width + 2 * reach;
   std::vector<std::uint8_t> padded(std::size_t(stride), neutral);
   std::vector<std::uint8_t> work(static_cast<std::size_t>(stride));
@@ -237,8 +239,8 @@ void min_max_band(ImageView<std::uint8_t const, Kokkos::HostSpace> const& in, Im
 
 // ---- Sobel -------------------------------------------------------------------------------------
 
-void sobel_band(ImageView<std::uint8_t const, Kokkos::HostSpace> const& in, ImageView<float, Kokkos::HostSpace> const& out,
-                index_t y0, index_t y1) {
+void sobel_band(ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
+                ImageView<float, Kokkos::HostSpace> const& out, index_t y0, index_t y1) {
   index_t const width = in.width(), height = in.height();
   auto reflect = [](index_t i, index_t n) {  // BORDER_REFLECT_101 for offsets of one
     return n == 1 ? 0 : i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i;
@@ -269,8 +271,9 @@ void sobel_band(ImageView<std::uint8_t const, Kokkos::HostSpace> const& in, Imag
 
 // ---- Gaussian ----------------------------------------------------------------------------------
 
-void gaussian_band(ImageView<std::uint8_t const, Kokkos::HostSpace> const& in, ImageView<std::uint8_t, Kokkos::HostSpace> const& out,
-                   std::vector<std::uint16_t> const& q, index_t y0, index_t y1) {
+void gaussian_band(ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
+                   ImageView<std::uint8_t, Kokkos::HostSpace> const& out, std::vector<std::uint16_t> const& q,
+                   index_t y0, index_t y1) {
   int const K = int(q.size()), r = K / 2;
   index_t const width = in.width(), height = in.height();
   std::vector<std::uint8_t> padded(std::size_t(width + 2 * r));
@@ -279,7 +282,8 @@ void gaussian_band(ImageView<std::uint8_t const, Kokkos::HostSpace> const& in, I
   auto fill = [&](index_t y) {
     std::uint8_t const* const src = in.row(detail::border_index(y, height, detail::Border::reflect101));
     for (index_t x = -r; x < width + r; ++x)
-      padded[std::size_t(x + r)] = src[x >= 0 && x < width ? x : detail::border_index(x, width, detail::Border::reflect101)];
+      padded[std::size_t(x + r)] =
+          src[x >= 0 && x < width ? x : detail::border_index(x, width, detail::Border::reflect101)];
     // The kernel is symmetric: taps i and K - 1 - i share a weight, one multiply for both.
     std::uint16_t* __restrict const dst = ring.slot(y);
     std::uint8_t const* __restrict const p = padded.data();
@@ -352,8 +356,8 @@ bool min_max(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::
   for (int i = 0; i < K; ++i) rect = rect && first[std::size_t(i)] == -(K / 2) && last[std::size_t(i)] == K / 2;
   if (rect && K > max_tuned_rectangle) return false;
   if (in.empty()) return true;
-  for_each_band(space, minimum ? "gigaseg::morphology::erode[OpenMP]" : "gigaseg::morphology::dilate[OpenMP]", in.height(),
-                4 * K, [&](index_t y0, index_t y1) {
+  for_each_band(space, minimum ? "gigaseg::morphology::erode[OpenMP]" : "gigaseg::morphology::dilate[OpenMP]",
+                in.height(), 4 * K, [&](index_t y0, index_t y1) {
                   if (minimum)
                     min_max_band<true>(in, out, first, last, rect, y0, y1);
                   else
@@ -365,7 +369,8 @@ bool min_max(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::
 bool sobel_magnitude(Kokkos::OpenMP const& space, ImageView<std::uint8_t const, Kokkos::HostSpace> const& in,
                      ImageView<float, Kokkos::HostSpace> const& out) {
   if (in.empty()) return true;
-  for_each_band(space, "gigaseg::sobel[OpenMP]", in.height(), 16, [&](index_t y0, index_t y1) { sobel_band(in, out, y0, y1); });
+  for_each_band(space, "gigaseg::sobel[OpenMP]", in.height(), 16,
+                [&](index_t y0, index_t y1) { sobel_band(in, out, y0, y1); });
   return true;
 }
 

@@ -66,11 +66,11 @@ bool kmeans_pass(Kokkos::OpenMP const& space, detail::KMeansPassArgs<Kokkos::Hos
                  std::uint64_t* sums_on_host) {
   KMeansState const layout{args.k};
   Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> sums(sums_on_host,
-                                                                               std::size_t(layout.accumulated()));
+                                                                                std::size_t(layout.accumulated()));
   KMeansHostPass<Kokkos::HostSpace> pass{args, sums.extent(0)};
-  Kokkos::parallel_reduce("gigaseg::kmeans::pass[Host]",
-                          Kokkos::RangePolicy<Kokkos::OpenMP, Kokkos::IndexType<index_t>>(space, 0, args.image.height()),
-                          pass, sums);
+  Kokkos::parallel_reduce(
+      "gigaseg::kmeans::pass[Host]",
+      Kokkos::RangePolicy<Kokkos::OpenMP, Kokkos::IndexType<index_t>>(space, 0, args.image.height()), pass, sums);
   return true;
 }
 

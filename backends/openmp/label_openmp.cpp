@@ -30,7 +30,7 @@ namespace {
 template <class T, class Index>
 struct Strip {
   index_t y0 = 0, y1 = 0;
-  Index first_run = 0;                   // global index of the strip's first run
+  Index first_run = 0;                    // global index of the strip's first run
   std::vector<std::uint32_t> begin, end;  // runs: columns [begin, end)
   std::vector<T> value;                   // equal-value mode: each run's value
   std::vector<std::size_t> row_start;     // first run of each row (local), then the run count
@@ -52,8 +52,10 @@ template <class Index>
 void unite(std::vector<Index>& parents, Index a, Index b) {
   a = find(parents, a);
   b = find(parents, b);
-  if (a < b) parents[std::size_t(b)] = a;
-  else if (b < a) parents[std::size_t(a)] = b;
+  if (a < b)
+    parents[std::size_t(b)] = a;
+  else if (b < a)
+    parents[std::size_t(a)] = b;
 }
 
 // Runs of one row: maximal stretches of nonzero pixels (of one value in equal-value mode).
@@ -110,28 +112,28 @@ index_t label_runs(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostS
   int const connectivity = params.connectivity;
 
   // 1. Runs and strip-local union-find.
-  Kokkos::parallel_for(
-      "gigaseg::label::strips[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, strips_count), [&](int s) {
-        Strip<T, Index>& strip = strips[std::size_t(s)];
-        strip.y0 = height * s / strips_count;
-        strip.y1 = height * (s + 1) / strips_count;
-        strip.row_start.reserve(std::size_t(strip.y1 - strip.y0 + 1));
-        for (index_t y = strip.y0; y < strip.y1; ++y) {
-          std::size_t const start = strip.begin.size();
-          strip.row_start.push_back(start);
-          extract_runs(image.row(y), width, equal_value, strip);
-          for (std::size_t r = start; r < strip.begin.size(); ++r) strip.parents.push_back(Index(r));
-          if (y > strip.y0) {
-            std::size_t const above = strip.row_start[strip.row_start.size() - 2];
-            join_rows(strip, above, start, strip, start, strip.begin.size(), connectivity, equal_value,
-                      [&](std::size_t a, std::size_t c) { unite(strip.parents, Index(a), Index(c)); });
-          }
-        }
-        strip.row_start.push_back(strip.begin.size());
-        // Flatten: a run's parent precedes it, so one ascending pass points every run at its root.
-        for (std::size_t r = 0; r < strip.parents.size(); ++r)
-          strip.parents[r] = strip.parents[std::size_t(strip.parents[r])];
-      });
+  Kokkos::parallel_for("gigaseg::label::strips[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, strips_count),
+                       [&](int s) {
+                         Strip<T, Index>& strip = strips[std::size_t(s)];
+                         strip.y0 = height * s / strips_count;
+                         strip.y1 = height * (s + 1) / strips_count;
+                         strip.row_start.reserve(std::size_t(strip.y1 - strip.y0 + 1));
+                         for (index_t y = strip.y0; y < strip.y1; ++y) {
+                           std::size_t const start = strip.begin.size();
+                           strip.row_start.push_back(start);
+                           extract_runs(image.row(y), width, equal_value, strip);
+                           for (std::size_t r = start; r < strip.begin.size(); ++r) strip.parents.push_back(Index(r));
+                           if (y > strip.y0) {
+                             std::size_t const above = strip.row_start[strip.row_start.size() - 2];
+                             join_rows(strip, above, start, strip, start, strip.begin.size(), connectivity, equal_value,
+                                       [&](std::size_t a, std::size_t c) { unite(strip.parents, Index(a), Index(c)); });
+                           }
+                         }
+                         strip.row_start.push_back(strip.begin.size());
+                         // Flatten: a run's parent precedes it, so one ascending pass points every run at its root.
+                         for (std::size_t r = 0; r < strip.parents.size(); ++r)
+                           strip.parents[r] = strip.parents[std::size_t(strip.parents[r])];
+                       });
 
   // Global run numbering: strip offsets.
   Index total_runs = 0;
@@ -140,15 +142,15 @@ index_t label_runs(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostS
     total_runs += Index(strip.begin.size());
   }
   std::vector<Index> parents(static_cast<std::size_t>(total_runs));
-  Kokkos::parallel_for(
-      "gigaseg::label::globalise[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, strips_count), [&](int s) {
-        Strip<T, Index>& strip = strips[std::size_t(s)];
-        for (std::size_t r = 0; r < strip.parents.size(); ++r) {
-          Index const global = strip.first_run + strip.parents[r];
-          parents[std::size_t(strip.first_run + Index(r))] = global;
-          if (strip.parents[r] == Index(r)) strip.local_roots.push_back(global);
-        }
-      });
+  Kokkos::parallel_for("gigaseg::label::globalise[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, strips_count),
+                       [&](int s) {
+                         Strip<T, Index>& strip = strips[std::size_t(s)];
+                         for (std::size_t r = 0; r < strip.parents.size(); ++r) {
+                           Index const global = strip.first_run + strip.parents[r];
+                           parents[std::size_t(strip.first_run + Index(r))] = global;
+                           if (strip.parents[r] == Index(r)) strip.local_roots.push_back(global);
+                         }
+                       });
 
   // 2. Seams, sequentially.
   for (int s = 1; s < strips_count; ++s) {
@@ -178,22 +180,22 @@ index_t label_runs(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostS
     }
 
   // 4. Labels, run by run.
-  Kokkos::parallel_for(
-      "gigaseg::label::write[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, strips_count), [&](int s) {
-        Strip<T, Index> const& strip = strips[std::size_t(s)];
-        for (index_t y = strip.y0; y < strip.y1; ++y) {
-          Label* out = labels.row(y);
-          std::size_t const row = std::size_t(y - strip.y0);
-          std::uint32_t x = 0;
-          for (std::size_t r = strip.row_start[row]; r < strip.row_start[row + 1]; ++r) {
-            std::fill(out + x, out + strip.begin[r], Label(0));
-            Index const local_root = strip.first_run + strip.parents[r];
-            std::fill(out + strip.begin[r], out + strip.end[r], numbers[std::size_t(local_root)]);
-            x = strip.end[r];
-          }
-          std::fill(out + x, out + width, Label(0));
-        }
-      });
+  Kokkos::parallel_for("gigaseg::label::write[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, strips_count),
+                       [&](int s) {
+                         Strip<T, Index> const& strip = strips[std::size_t(s)];
+                         for (index_t y = strip.y0; y < strip.y1; ++y) {
+                           Label* out = labels.row(y);
+                           std::size_t const row = std::size_t(y - strip.y0);
+                           std::uint32_t x = 0;
+                           for (std::size_t r = strip.row_start[row]; r < strip.row_start[row + 1]; ++r) {
+                             std::fill(out + x, out + strip.begin[r], Label(0));
+                             Index const local_root = strip.first_run + strip.parents[r];
+                             std::fill(out + strip.begin[r], out + strip.end[r], numbers[std::size_t(local_root)]);
+                             x = strip.end[r];
+                           }
+                           std::fill(out + x, out + width, Label(0));
+                         }
+                       });
   return components;
 }
 

@@ -20,8 +20,8 @@ Offsets offsets(bool eight) {
 
 }  // namespace
 
-void reconstruct_by_dilation(ImageView<float const, Kokkos::HostSpace> const& mask, ImageView<float, Kokkos::HostSpace> const& rec,
-                             bool eight) {
+void reconstruct_by_dilation(ImageView<float const, Kokkos::HostSpace> const& mask,
+                             ImageView<float, Kokkos::HostSpace> const& rec, bool eight) {
   index_t const width = mask.width(), height = mask.height();
   Offsets const n = offsets(eight);
   int const half = n.count / 2;
@@ -67,7 +67,8 @@ void reconstruct_by_dilation(ImageView<float const, Kokkos::HostSpace> const& ma
   }
 }
 
-void spread_over_plateaus(ImageView<float const, Kokkos::HostSpace> const& mask, ImageView<float const, Kokkos::HostSpace> const& value,
+void spread_over_plateaus(ImageView<float const, Kokkos::HostSpace> const& mask,
+                          ImageView<float const, Kokkos::HostSpace> const& value,
                           ImageView<std::uint8_t, Kokkos::HostSpace> const& flag, bool eight) {
   index_t const width = mask.width(), height = mask.height();
   Offsets const n = offsets(eight);

@@ -11,8 +11,8 @@
 namespace gigaseg::tuned {
 namespace {
 
-using detail::PlainAdd;
 using detail::accumulate_row;
+using detail::PlainAdd;
 using detail::stat_fields;
 using detail::stat_max_intensity;
 using detail::stat_min_intensity;
@@ -42,28 +42,30 @@ bool region_stats_host(Kokkos::OpenMP const& space, ImageView<Label const, Kokko
   std::vector<char> bad(std::size_t(threads), 0);
   index_t const width = labels.width(), height = labels.height();
   auto is_min = [](int field) { return field == stat_x0 || field == stat_y0 || field == stat_min_intensity; };
+  Kokkos::parallel_for("gigaseg::stats::accumulate[Host]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, threads),
+                       [&](int t) {
+                         Sum* const mine = copies.get() + std::size_t(t) * per_thread;
+                         for (std::size_t i = 0; i < per_thread; ++i)
+                           mine[i] = is_min(int(i % fields)) ? ~Sum(0) : Sum(0);
+                         bool strip_bad = false;
+                         for (index_t y = height * t / threads; y < height * (t + 1) / threads; ++y) {
+                           PlainAdd const add{mine, Sum(y)};
+                           accumulate_row(labels.row(y), y > 0 ? labels.row(y - 1) : nullptr,
+                                          y + 1 < height ? labels.row(y + 1) : nullptr, intensity.row(y), index_t(0),
+                                          width, width, largest, add, strip_bad);
+                         }
+                         bad[std::size_t(t)] = strip_bad;
+                       });
   Kokkos::parallel_for(
-      "gigaseg::stats::accumulate[Host]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, threads), [&](int t) {
-        Sum* const mine = copies.get() + std::size_t(t) * per_thread;
-        for (std::size_t i = 0; i < per_thread; ++i) mine[i] = is_min(int(i % fields)) ? ~Sum(0) : Sum(0);
-        bool strip_bad = false;
-        for (index_t y = height * t / threads; y < height * (t + 1) / threads; ++y) {
-          PlainAdd const add{mine, Sum(y)};
-          accumulate_row(labels.row(y), y > 0 ? labels.row(y - 1) : nullptr, y + 1 < height ? labels.row(y + 1) : nullptr,
-                         intensity.row(y), index_t(0), width, width, largest, add, strip_bad);
-        }
-        bad[std::size_t(t)] = strip_bad;
-      });
-  Kokkos::parallel_for(
-      "gigaseg::stats::combine[Host]", Kokkos::RangePolicy<Kokkos::OpenMP, Kokkos::IndexType<index_t>>(space, 0, index_t(per_thread)),
-      [&](index_t i) {
+      "gigaseg::stats::combine[Host]",
+      Kokkos::RangePolicy<Kokkos::OpenMP, Kokkos::IndexType<index_t>>(space, 0, index_t(per_thread)), [&](index_t i) {
         int const field = int(i % fields);
         Sum value = copies[std::size_t(i)];
         for (int t = 1; t < threads; ++t) {
           Sum const other = copies[std::size_t(t) * per_thread + std::size_t(i)];
-          value = is_min(field) ? std::min(value, other)
+          value = is_min(field)                                                         ? std::min(value, other)
                   : field == stat_x1 || field == stat_y1 || field == stat_max_intensity ? std::max(value, other)
-                                                                                          : value + other;
+                                                                                        : value + other;
         }
         sums(i) = value;
       });

@@ -48,38 +48,44 @@ bool watershed(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace
     int const count = params.connectivity;
     int const* const dy = count == 8 ? dy8 : dy4;
     int const* const dx = count == 8 ? dx8 : dx4;
-    Kokkos::parallel_for("gigaseg::watershed[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, threads), [&](int thread) {
-      // The flood of watershed_flood() (value buckets, first in first out), one component at a
-      // time; neighbours outside the component are outside the mask (0 in `component`) or labelled.
-      detail::BucketQueue<std::uint64_t> queue(std::size_t(1) << (8 * sizeof(T)));
-      for (index_t c = first[std::size_t(thread)]; c < first[std::size_t(thread) + 1]; ++c) {
-        for (std::uint64_t s : seeds[std::size_t(c)]) queue.push(std::size_t(relief(index_t(s >> 32), index_t(s & 0xffffffffu))), s);
-        std::uint64_t p;
-        while (queue.pop(p)) {
-          index_t const y = index_t(p >> 32), x = index_t(p & 0xffffffffu);
-          Label const l = out(y, x);
-          for (int k = 0; k < count; ++k) {
-            index_t const ny = y + dy[k], nx = x + dx[k];
-            if (ny < 0 || ny >= height || nx < 0 || nx >= width || out(ny, nx) != 0 || component(ny, nx) == 0) continue;
-            out(ny, nx) = l;
-            queue.push(std::size_t(relief(ny, nx)), std::uint64_t(ny) << 32 | std::uint64_t(nx));
+    Kokkos::parallel_for(
+        "gigaseg::watershed[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, threads), [&](int thread) {
+          // The flood of watershed_flood() (value buckets, first in first out), one component at a
+          // time; neighbours outside the component are outside the mask (0 in `component`) or labelled.
+          detail::BucketQueue<std::uint64_t> queue(std::size_t(1) << (8 * sizeof(T)));
+          for (index_t c = first[std::size_t(thread)]; c < first[std::size_t(thread) + 1]; ++c) {
+            for (std::uint64_t s : seeds[std::size_t(c)])
+              queue.push(std::size_t(relief(index_t(s >> 32), index_t(s & 0xffffffffu))), s);
+            std::uint64_t p;
+            while (queue.pop(p)) {
+              index_t const y = index_t(p >> 32), x = index_t(p & 0xffffffffu);
+              Label const l = out(y, x);
+              for (int k = 0; k < count; ++k) {
+                index_t const ny = y + dy[k], nx = x + dx[k];
+                if (ny < 0 || ny >= height || nx < 0 || nx >= width || out(ny, nx) != 0 || component(ny, nx) == 0)
+                  continue;
+                out(ny, nx) = l;
+                queue.push(std::size_t(relief(ny, nx)), std::uint64_t(ny) << 32 | std::uint64_t(nx));
+              }
+            }
           }
-        }
-      }
-    });
+        });
     space.fence();
     return true;
   }
 }
 
 template bool watershed<std::uint8_t>(Kokkos::OpenMP const&, ImageView<std::uint8_t const, Kokkos::HostSpace> const&,
-                                      ImageView<Label const, Kokkos::HostSpace> const&, ImageView<Label, Kokkos::HostSpace> const&,
-                                      WatershedParams const&, ImageView<std::uint8_t const, Kokkos::HostSpace> const&);
+                                      ImageView<Label const, Kokkos::HostSpace> const&,
+                                      ImageView<Label, Kokkos::HostSpace> const&, WatershedParams const&,
+                                      ImageView<std::uint8_t const, Kokkos::HostSpace> const&);
 template bool watershed<std::uint16_t>(Kokkos::OpenMP const&, ImageView<std::uint16_t const, Kokkos::HostSpace> const&,
-                                       ImageView<Label const, Kokkos::HostSpace> const&, ImageView<Label, Kokkos::HostSpace> const&,
-                                       WatershedParams const&, ImageView<std::uint8_t const, Kokkos::HostSpace> const&);
+                                       ImageView<Label const, Kokkos::HostSpace> const&,
+                                       ImageView<Label, Kokkos::HostSpace> const&, WatershedParams const&,
+                                       ImageView<std::uint8_t const, Kokkos::HostSpace> const&);
 template bool watershed<float>(Kokkos::OpenMP const&, ImageView<float const, Kokkos::HostSpace> const&,
-                               ImageView<Label const, Kokkos::HostSpace> const&, ImageView<Label, Kokkos::HostSpace> const&,
-                               WatershedParams const&, ImageView<std::uint8_t const, Kokkos::HostSpace> const&);
+                               ImageView<Label const, Kokkos::HostSpace> const&,
+                               ImageView<Label, Kokkos::HostSpace> const&, WatershedParams const&,
+                               ImageView<std::uint8_t const, Kokkos::HostSpace> const&);
 
 }  // namespace gigaseg::tuned

@@ -27,8 +27,9 @@ bool watershed(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace
 // else watershed_flood() over the whole image. Always applicable.
 template <class T>
 bool watershed_host(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace> const& relief,
-                    ImageView<Label const, Kokkos::HostSpace> const& markers, ImageView<Label, Kokkos::HostSpace> const& out,
-                    WatershedParams const& params, ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask) {
+                    ImageView<Label const, Kokkos::HostSpace> const& markers,
+                    ImageView<Label, Kokkos::HostSpace> const& out, WatershedParams const& params,
+                    ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask) {
   space.fence();
   if (watershed(space, relief, markers, out, params, mask)) return true;
   watershed_flood(relief, markers, out, params, mask);

@@ -36,8 +36,7 @@ std::vector<DeviceInfo> query_devices() {
     char bus[32] = {};
     if (cudaDeviceGetPCIBusId(bus, sizeof bus, ordinal) == cudaSuccess) info.pci_bus_id = bus;
     std::size_t free_bytes = 0, total_bytes = 0;
-    if (cudaSetDevice(ordinal) == cudaSuccess &&
-        cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)
+    if (cudaSetDevice(ordinal) == cudaSuccess && cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)
       info.free_memory = free_bytes;
     devices.push_back(info);
   }

@@ -54,7 +54,8 @@ cudaMemPool_t pool_of(Kokkos::Cuda const& space) {
 
 StreamScratch::StreamScratch(Kokkos::Cuda const& space, std::size_t bytes, char const* label)
     : stream_(space.cuda_stream()) {
-  cudaError_t const status = cudaMallocFromPoolAsync(&pointer_, std::max<std::size_t>(bytes, 1), pool_of(space), stream_);
+  cudaError_t const status =
+      cudaMallocFromPoolAsync(&pointer_, std::max<std::size_t>(bytes, 1), pool_of(space), stream_);
   if (status == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();  // not sticky: the context stays usable
     GIGASEG_THROW(ErrorKind::resource, label,

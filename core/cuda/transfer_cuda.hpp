@@ -8,13 +8,13 @@
 namespace gigaseg::cuda {
 
 // Enqueued on `space`'s stream.
-void copy_2d(Kokkos::Cuda const& space, void* dst, index_t dst_pitch, void const* src,
-             index_t src_pitch, index_t row_bytes, index_t rows);
+void copy_2d(Kokkos::Cuda const& space, void* dst, index_t dst_pitch, void const* src, index_t src_pitch,
+             index_t row_bytes, index_t rows);
 
 // Any other execution space: fences it, copies on the default stream and waits.
 template <class ExecSpace>
-void copy_2d(ExecSpace const& space, void* dst, index_t dst_pitch, void const* src,
-             index_t src_pitch, index_t row_bytes, index_t rows) {
+void copy_2d(ExecSpace const& space, void* dst, index_t dst_pitch, void const* src, index_t src_pitch,
+             index_t row_bytes, index_t rows) {
   space.fence();
   Kokkos::Cuda cuda;
   copy_2d(cuda, dst, dst_pitch, src, src_pitch, row_bytes, rows);

@@ -14,8 +14,8 @@
 namespace gigaseg {
 
 PixelType pixel_type(AnyHostImage const& image) {
-  return std::visit([](auto const& view) { return PixelTraits<typename std::decay_t<decltype(view)>::value_type>::type; },
-                    image);
+  return std::visit(
+      [](auto const& view) { return PixelTraits<typename std::decay_t<decltype(view)>::value_type>::type; }, image);
 }
 index_t width(AnyHostImage const& image) {
   return std::visit([](auto const& view) { return view.width(); }, image);
@@ -60,10 +60,8 @@ ImageFormat detect_format(std::string const& path) {
   if (got >= 4 && ((magic[0] == 'I' && magic[1] == 'I' && (magic[2] == 42 || magic[2] == 43) && magic[3] == 0) ||
                    (magic[0] == 'M' && magic[1] == 'M' && magic[2] == 0 && (magic[3] == 42 || magic[3] == 43))))
     return ImageFormat::tiff;
-  if (got >= 2 && magic[0] == 'P' && std::strchr("2356", magic[1]) != nullptr && magic[1] != 0)
-    return ImageFormat::pnm;
-  GIGASEG_THROW(ErrorKind::input, path,
-                got == 0 ? "file is empty" : "not a PNG, TIFF or PGM/PPM file");
+  if (got >= 2 && magic[0] == 'P' && std::strchr("2356", magic[1]) != nullptr && magic[1] != 0) return ImageFormat::pnm;
+  GIGASEG_THROW(ErrorKind::input, path, got == 0 ? "file is empty" : "not a PNG, TIFF or PGM/PPM file");
 }
 
 AnyHostImage read_image(std::string const& path) {
@@ -78,15 +76,13 @@ AnyHostImage read_image(std::string const& path) {
 ImageFormat format_for_extension(std::string const& path) {
   auto const dot = path.find_last_of('.');
   auto const slash = path.find_last_of('/');
-  std::string ext = (dot == std::string::npos || (slash != std::string::npos && dot < slash))
-                        ? std::string()
-                        : path.substr(dot + 1);
+  std::string ext =
+      (dot == std::string::npos || (slash != std::string::npos && dot < slash)) ? std::string() : path.substr(dot + 1);
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   if (ext == "png") return ImageFormat::png;
   if (ext == "tif" || ext == "tiff") return ImageFormat::tiff;
   if (ext == "pgm" || ext == "ppm" || ext == "pnm") return ImageFormat::pnm;
-  GIGASEG_THROW(ErrorKind::usage, path,
-                "unknown output format '" + ext + "' (use .png, .tif, .tiff, .pgm or .ppm)");
+  GIGASEG_THROW(ErrorKind::usage, path, "unknown output format '" + ext + "' (use .png, .tif, .tiff, .pgm or .ppm)");
 }
 
 void write_image(std::string const& path, AnyHostImage const& image, WriteOptions options) {

@@ -17,8 +17,8 @@
 
 namespace gigaseg {
 
-using AnyHostImage = std::variant<HostImage<std::uint8_t>, HostImage<std::uint16_t>,
-                                  HostImage<std::uint32_t>, HostImage<float>, HostImage<Rgb8>>;
+using AnyHostImage = std::variant<HostImage<std::uint8_t>, HostImage<std::uint16_t>, HostImage<std::uint32_t>,
+                                  HostImage<float>, HostImage<Rgb8>>;
 
 PixelType pixel_type(AnyHostImage const& image);
 index_t width(AnyHostImage const& image);

@@ -73,13 +73,12 @@ bool read_rows(png_structp png, png_infop info, png_bytepp rows) {
 }
 
 template <class T>
-AnyHostImage decode(png_structp png, png_infop info, PngHeader const& header,
-                    std::string const& path, PngErrorBuffer const& error) {
+AnyHostImage decode(png_structp png, png_infop info, PngHeader const& header, std::string const& path,
+                    PngErrorBuffer const& error) {
   check_read_size(path, header.width, header.height);
   HostImage<T> image(path, header.width, header.height);
   std::vector<png_bytep> rows(header.height);
-  for (png_uint_32 y = 0; y < header.height; ++y)
-    rows[y] = reinterpret_cast<png_bytep>(image.row(y));
+  for (png_uint_32 y = 0; y < header.height; ++y) rows[y] = reinterpret_cast<png_bytep>(image.row(y));
   if (!read_rows(png, info, rows.data()))
     GIGASEG_THROW(ErrorKind::input, path, std::string("corrupt or truncated PNG: ") + error.message);
   return image;
@@ -96,13 +95,13 @@ struct WriteStructs {
   ~WriteStructs() { png_destroy_write_struct(&png, info ? &info : nullptr); }
 };
 
-bool write_all(png_structp png, png_infop info, std::FILE* file, png_uint_32 width,
-               png_uint_32 height, int depth, int color, png_bytepp rows) {
+bool write_all(png_structp png, png_infop info, std::FILE* file, png_uint_32 width, png_uint_32 height, int depth,
+               int color, png_bytepp rows) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_init_io(png, file);
   png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
-  png_set_IHDR(png, info, width, height, depth, color, PNG_INTERLACE_NONE,
-               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(png, info, width, height, depth, color, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
   png_set_compression_level(png, 3);  // large images: level 3 is ~3x faster than 6, ~5% larger
   png_write_info(png, info);
   if (depth == 16) png_set_swap(png);
@@ -117,8 +116,8 @@ AnyHostImage read_png(std::string const& path) {
   FileHandle file(std::fopen(path.c_str(), "rb"), &std::fclose);
   GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::strerror(errno));
   unsigned char signature[8];
-  GIGASEG_REQUIRE(std::fread(signature, 1, 8, file.get()) == 8 && png_sig_cmp(signature, 0, 8) == 0,
-                  ErrorKind::input, path, "not a PNG file");
+  GIGASEG_REQUIRE(std::fread(signature, 1, 8, file.get()) == 8 && png_sig_cmp(signature, 0, 8) == 0, ErrorKind::input,
+                  path, "not a PNG file");
   PngErrorBuffer error;
   ReadStructs structs;
   structs.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &error, on_png_error, on_png_warning);
@@ -147,8 +146,7 @@ void write_png(std::string const& temp_path, std::string const& path, AnyHostIma
     case PixelType::rgb8: color = PNG_COLOR_TYPE_RGB; break;
     default:
       GIGASEG_THROW(ErrorKind::usage, path,
-                    std::string("PNG cannot hold ") + to_string(pixel_type(image)) +
-                        " pixels (write a .tif instead)");
+                    std::string("PNG cannot hold ") + to_string(pixel_type(image)) + " pixels (write a .tif instead)");
   }
   index_t const w = width(image), h = height(image);
   GIGASEG_REQUIRE(w > 0 && h > 0 && w <= 0x7fffffff && h <= 0x7fffffff, ErrorKind::usage, path,
@@ -160,16 +158,14 @@ void write_png(std::string const& temp_path, std::string const& path, AnyHostIma
       },
       image);
   FileHandle file(std::fopen(temp_path.c_str(), "wb"), &std::fclose);
-  GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path,
-                  std::string("cannot create: ") + std::strerror(errno));
+  GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::string("cannot create: ") + std::strerror(errno));
   PngErrorBuffer error;
   WriteStructs structs;
   structs.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, on_png_error, on_png_warning);
   GIGASEG_REQUIRE(structs.png != nullptr, ErrorKind::resource, path, "libpng: out of memory");
   structs.info = png_create_info_struct(structs.png);
   GIGASEG_REQUIRE(structs.info != nullptr, ErrorKind::resource, path, "libpng: out of memory");
-  if (!write_all(structs.png, structs.info, file.get(), png_uint_32(w), png_uint_32(h), depth, color,
-                 rows.data()))
+  if (!write_all(structs.png, structs.info, file.get(), png_uint_32(w), png_uint_32(h), depth, color, rows.data()))
     GIGASEG_THROW(ErrorKind::input, path, std::string("cannot write PNG: ") + error.message);
   GIGASEG_REQUIRE(std::fclose(file.release()) == 0, ErrorKind::input, path,
                   std::string("write failed: ") + std::strerror(errno));

@@ -64,8 +64,7 @@ class PnmReader {
 };
 
 template <class T, int Channels>
-AnyHostImage read_raster(PnmReader& in, bool ascii, index_t w, index_t h, unsigned maxval,
-                         std::string const& path) {
+AnyHostImage read_raster(PnmReader& in, bool ascii, index_t w, index_t h, unsigned maxval, std::string const& path) {
   using Stored = std::conditional_t<Channels == 3, Rgb8, T>;
   check_read_size(path, w, h);
   HostImage<Stored> image(path, w, h);
@@ -135,8 +134,7 @@ AnyHostImage read_pnm(std::string const& path) {
 
 void write_pnm(std::string const& temp_path, std::string const& path, AnyHostImage const& image) {
   PixelType const type = pixel_type(image);
-  GIGASEG_REQUIRE(type == PixelType::u8 || type == PixelType::u16 || type == PixelType::rgb8,
-                  ErrorKind::usage, path,
+  GIGASEG_REQUIRE(type == PixelType::u8 || type == PixelType::u16 || type == PixelType::rgb8, ErrorKind::usage, path,
                   std::string("PGM/PPM cannot hold ") + to_string(type) + " pixels (write a .tif instead)");
   bool const colour = type == PixelType::rgb8;
   auto const dot = path.find_last_of('.');
@@ -148,8 +146,8 @@ void write_pnm(std::string const& temp_path, std::string const& path, AnyHostIma
   FileHandle file(std::fopen(temp_path.c_str(), "wb"), &std::fclose);
   GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::string("cannot create: ") + std::strerror(errno));
   index_t const w = width(image), h = height(image);
-  bool ok = std::fprintf(file.get(), "%s\n%lld %lld\n%d\n", colour ? "P6" : "P5", (long long)w,
-                         (long long)h, type == PixelType::u16 ? 65535 : 255) > 0;
+  bool ok = std::fprintf(file.get(), "%s\n%lld %lld\n%d\n", colour ? "P6" : "P5", (long long)w, (long long)h,
+                         type == PixelType::u16 ? 65535 : 255) > 0;
   std::vector<unsigned char> row_bytes(std::size_t(w) * (type == PixelType::u8 ? 1 : type == PixelType::u16 ? 2 : 3));
   for (index_t y = 0; y < h && ok; ++y) {
     std::visit(

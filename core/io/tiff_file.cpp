@@ -28,8 +28,7 @@ void on_tiff_warning(char const*, char const*, va_list) {}
 struct HandlerScope {
   TIFFErrorHandler previous_error, previous_warning;
   HandlerScope()
-      : previous_error(TIFFSetErrorHandler(on_tiff_error)),
-        previous_warning(TIFFSetWarningHandler(on_tiff_warning)) {
+      : previous_error(TIFFSetErrorHandler(on_tiff_error)), previous_warning(TIFFSetWarningHandler(on_tiff_warning)) {
     tiff_message[0] = '\0';
   }
   ~HandlerScope() {
@@ -60,8 +59,8 @@ struct Layout {
 // Copies one decoded block (strip or tile: `rows` rows of `block_width` pixels, samples
 // interleaved) into the image at (x0, y0), clipped to the image, dropping extra samples.
 template <class T, class Sample>
-void place(HostImage<T> const& image, Layout const& layout, unsigned char const* block,
-           std::uint32_t x0, std::uint32_t y0, std::uint32_t block_width, std::uint32_t rows) {
+void place(HostImage<T> const& image, Layout const& layout, unsigned char const* block, std::uint32_t x0,
+           std::uint32_t y0, std::uint32_t block_width, std::uint32_t rows) {
   auto const* samples = reinterpret_cast<Sample const*>(block);
   std::uint32_t const w = std::min<std::uint32_t>(block_width, layout.width - x0);
   std::uint32_t const h = std::min<std::uint32_t>(rows, layout.height - y0);
@@ -155,9 +154,8 @@ AnyHostImage read_tiff(std::string const& path) {
     TIFFSetField(tif.get(), TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
     layout.photometric = PHOTOMETRIC_RGB;
   }
-  std::string const what = std::to_string(layout.samples) + " samples of " +
-                           std::to_string(layout.bits) + " bits, photometric " +
-                           std::to_string(layout.photometric);
+  std::string const what = std::to_string(layout.samples) + " samples of " + std::to_string(layout.bits) +
+                           " bits, photometric " + std::to_string(layout.photometric);
   bool const is_float = layout.format == SAMPLEFORMAT_IEEEFP;
   if (!is_float && layout.format != SAMPLEFORMAT_UINT)
     fail(path, "unsupported TIFF sample format " + std::to_string(layout.format) + " (signed integers)");

@@ -40,8 +40,8 @@ int main(int argc, char** argv) {
     Npp8u* buffer = nullptr;
     cudaMalloc(&buffer, buffer_bytes);
     auto run = [&] {
-      status = nppiDistanceTransformPBA_8u32f_C1R_Ctx(src, int(src_pitch), 0, 0, nullptr, 0, nullptr, 0, nullptr, 0, dst,
-                                                      int(dst_pitch), roi, buffer, ctx);
+      status = nppiDistanceTransformPBA_8u32f_C1R_Ctx(src, int(src_pitch), 0, 0, nullptr, 0, nullptr, 0, nullptr, 0,
+                                                      dst, int(dst_pitch), roi, buffer, ctx);
     };
     float const ms = bench(run);
     // A spot check of the output: the largest distance, against the one the benchmark's mask implies.
@@ -49,8 +49,9 @@ int main(int argc, char** argv) {
     cudaMemcpy2D(out.data(), side * sizeof(float), dst, dst_pitch, side * sizeof(float), side, cudaMemcpyDeviceToHost);
     float most = 0;
     for (float v : out) most = std::max(most, v);
-    std::printf("npp nppiDistanceTransformPBA_8u32f_C1R_Ctx %dx%d: %.3f ms (median of 9; status %d; max distance %.3f)\n", side,
-                side, ms, int(status), most);
+    std::printf(
+        "npp nppiDistanceTransformPBA_8u32f_C1R_Ctx %dx%d: %.3f ms (median of 9; status %d; max distance %.3f)\n", side,
+        side, ms, int(status), most);
     cudaFree(buffer);
     cudaFree(src);
     cudaFree(dst);

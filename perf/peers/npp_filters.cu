@@ -36,14 +36,16 @@ int main(int argc, char** argv) {
     Npp8u const* in = src + r * pitch + r;
     Npp8u* out = dst + r * pitch + r;
     NppStatus status = NPP_SUCCESS;
-    float const ms = bench([&] { status = nppiFilterMedian_8u_C1R_Ctx(in, int(pitch), out, int(pitch), roi, mask, anchor, buffer, ctx); });
+    float const ms = bench(
+        [&] { status = nppiFilterMedian_8u_C1R_Ctx(in, int(pitch), out, int(pitch), roi, mask, anchor, buffer, ctx); });
     std::printf("npp nppiFilterMedian_8u_C1R_Ctx %dx%d (interior roi): %.4f ms status %d\n", k, k, ms, int(status));
     cudaFree(buffer);
   }
   {
     NppiSize roi{side - 2, side - 2};
     NppStatus status = NPP_SUCCESS;
-    float const ms = bench([&] { status = nppiErode3x3_8u_C1R_Ctx(src + pitch + 1, int(pitch), dst + pitch + 1, int(pitch), roi, ctx); });
+    float const ms = bench(
+        [&] { status = nppiErode3x3_8u_C1R_Ctx(src + pitch + 1, int(pitch), dst + pitch + 1, int(pitch), roi, ctx); });
     std::printf("npp nppiErode3x3_8u_C1R_Ctx (interior roi): %.4f ms status %d\n", ms, int(status));
   }
   return 0;

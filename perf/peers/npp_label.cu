@@ -14,13 +14,13 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                     \
-  do {                                                                            \
-    auto e = (x);                                                                 \
-    if (e != 0) {                                                                 \
-      std::printf("error %d at %s:%d (%s)\n", int(e), __FILE__, __LINE__, #x);    \
-      std::exit(1);                                                               \
-    }                                                                             \
+#define CK(x)                                                                  \
+  do {                                                                         \
+    auto e = (x);                                                              \
+    if (e != 0) {                                                              \
+      std::printf("error %d at %s:%d (%s)\n", int(e), __FILE__, __LINE__, #x); \
+      std::exit(1);                                                            \
+    }                                                                          \
   } while (0)
 
 template <class F>
@@ -87,9 +87,8 @@ int main(int argc, char** argv) {
     CK(nppiLabelMarkersUFGetBufferSize_32u_C1R(roi, &buffer_size));
     Npp8u* buffer;
     CK(cudaMalloc(&buffer, buffer_size));
-    float const t_uf = median_ms([&] {
-      CK(nppiLabelMarkersUF_8u32u_C1R_Ctx(src, side, labels, side * 4, roi, nppiNormInf, buffer, ctx));
-    });
+    float const t_uf = median_ms(
+        [&] { CK(nppiLabelMarkersUF_8u32u_C1R_Ctx(src, side, labels, side * 4, roi, nppiNormInf, buffer, ctx)); });
     int compress_size = 0;
     bool const compress_ok =
         nppiCompressMarkerLabelsGetBufferSize_32u_C1R(side * side, &compress_size) == 0 && compress_size > 0;
@@ -100,7 +99,8 @@ int main(int argc, char** argv) {
       CK(cudaMalloc(&compress_buffer, compress_size));
       t_both = median_ms([&] {
         CK(nppiLabelMarkersUF_8u32u_C1R_Ctx(src, side, labels, side * 4, roi, nppiNormInf, buffer, ctx));
-        CK(nppiCompressMarkerLabelsUF_32u_C1IR_Ctx(labels, side * 4, roi, side * side, &max_label, compress_buffer, ctx));
+        CK(nppiCompressMarkerLabelsUF_32u_C1IR_Ctx(labels, side * 4, roi, side * side, &max_label, compress_buffer,
+                                                   ctx));
       });
       cudaFree(compress_buffer);
     }

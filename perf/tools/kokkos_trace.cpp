@@ -87,13 +87,21 @@ extern "C" {
 
 void kokkosp_init_library(int, std::uint64_t, std::uint32_t, void*) {}
 
-void kokkosp_begin_parallel_for(char const* name, std::uint32_t, std::uint64_t* id) { begin(std::string("for ") + name, id); }
+void kokkosp_begin_parallel_for(char const* name, std::uint32_t, std::uint64_t* id) {
+  begin(std::string("for ") + name, id);
+}
 void kokkosp_end_parallel_for(std::uint64_t id) { end(id); }
-void kokkosp_begin_parallel_reduce(char const* name, std::uint32_t, std::uint64_t* id) { begin(std::string("reduce ") + name, id); }
+void kokkosp_begin_parallel_reduce(char const* name, std::uint32_t, std::uint64_t* id) {
+  begin(std::string("reduce ") + name, id);
+}
 void kokkosp_end_parallel_reduce(std::uint64_t id) { end(id); }
-void kokkosp_begin_parallel_scan(char const* name, std::uint32_t, std::uint64_t* id) { begin(std::string("scan ") + name, id); }
+void kokkosp_begin_parallel_scan(char const* name, std::uint32_t, std::uint64_t* id) {
+  begin(std::string("scan ") + name, id);
+}
 void kokkosp_end_parallel_scan(std::uint64_t id) { end(id); }
-void kokkosp_begin_fence(char const* name, std::uint32_t, std::uint64_t* id) { begin(std::string("fence ") + name, id); }
+void kokkosp_begin_fence(char const* name, std::uint32_t, std::uint64_t* id) {
+  begin(std::string("fence ") + name, id);
+}
 void kokkosp_end_fence(std::uint64_t id) { end(id); }
 
 void kokkosp_allocate_data(SpaceHandle space, char const* name, void const*, std::uint64_t) {
@@ -109,8 +117,8 @@ void kokkosp_deallocate_data(SpaceHandle space, char const* name, void const*, s
   note_event(key, Clock::now());
 }
 
-void kokkosp_begin_deep_copy(SpaceHandle dst_space, char const* dst, void const*, SpaceHandle src_space, char const* src,
-                             void const*, std::uint64_t) {
+void kokkosp_begin_deep_copy(SpaceHandle dst_space, char const* dst, void const*, SpaceHandle src_space,
+                             char const* src, void const*, std::uint64_t) {
   auto const now = Clock::now();
   std::lock_guard<std::mutex> lock(mutex);
   std::string name = std::string("copy ") + src_space.name + " " + src + " -> " + dst_space.name + " " + dst;
@@ -140,8 +148,8 @@ void kokkosp_finalize_library() {
   std::fprintf(stderr, "== kokkos_trace: host time from begin to end, by name (top %zu)\n%12s %8s %10s  %s\n", top,
                "total ms", "count", "max ms", "name");
   for (std::size_t i = 0; i < rows.size() && i < top; ++i)
-    std::fprintf(stderr, "%12.3f %8llu %10.3f  %.150s\n", rows[i].second.us / 1e3, (unsigned long long)rows[i].second.count,
-                 rows[i].second.max_us / 1e3, rows[i].first.c_str());
+    std::fprintf(stderr, "%12.3f %8llu %10.3f  %.150s\n", rows[i].second.us / 1e3,
+                 (unsigned long long)rows[i].second.count, rows[i].second.max_us / 1e3, rows[i].first.c_str());
   // Gaps summed by the pair of events around them.
   std::map<std::string, Totals> by_pair;
   for (auto const& g : gaps) {
@@ -152,10 +160,11 @@ void kokkosp_finalize_library() {
   }
   std::vector<std::pair<std::string, Totals>> pairs(by_pair.begin(), by_pair.end());
   std::sort(pairs.begin(), pairs.end(), [](auto const& a, auto const& b) { return a.second.us > b.second.us; });
-  std::fprintf(stderr, "== kokkos_trace: host gaps over 50 us between Kokkos events, summed by the events around them\n");
+  std::fprintf(stderr,
+               "== kokkos_trace: host gaps over 50 us between Kokkos events, summed by the events around them\n");
   for (std::size_t i = 0; i < pairs.size() && i < top; ++i)
-    std::fprintf(stderr, "%12.3f %8llu %10.3f  %s\n", pairs[i].second.us / 1e3, (unsigned long long)pairs[i].second.count,
-                 pairs[i].second.max_us / 1e3, pairs[i].first.c_str());
+    std::fprintf(stderr, "%12.3f %8llu %10.3f  %s\n", pairs[i].second.us / 1e3,
+                 (unsigned long long)pairs[i].second.count, pairs[i].second.max_us / 1e3, pairs[i].first.c_str());
 }
 
 }  // extern "C"

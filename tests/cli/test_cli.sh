@@ -272,8 +272,8 @@ for name in m1 m3 m5; do cp "$work/demo/tissue.png" "$work/batch-mixed/$name.png
 for name in m2 m4; do cp "$work/demo-small/tissue.png" "$work/batch-mixed/$name.png"; done
 expect 0 batch-sequential -- --json --small-image-pixels pipeline=100000 batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-seq" --sequential --stats
 check batch-sequential-json python3 -c "import json; d=json.load(open('$work/out')); assert d['sequential'] and d['streams']==1 and d['ok']==5 and sum(d['backends'].values())==5 and set(d['work_ms'])=={'decode','segment','write'}"
-expect 0 batch-lanes -- --json --small-image-pixels pipeline=100000 batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-lanes" --streams 3 --readers 2 --stats
-check batch-lanes-json python3 -c "import json; d=json.load(open('$work/out')); assert not d['sequential'] and d['readers']==2 and d['ok']==5 and d['images_per_second']>0"
+expect 0 batch-lanes -- --json --small-image-pixels pipeline=100000 batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-lanes" --streams 3 --readers 2 --writers 1 --stats
+check batch-lanes-json python3 -c "import json; d=json.load(open('$work/out')); assert not d['sequential'] and d['readers']==2 and d['writers']==1 and d['ok']==5 and d['images_per_second']>0"
 check batch-lanes-equal-sequential bash -c "for n in m1 m2 m3 m4 m5; do cmp '$work/batch-seq/'\$n.tif '$work/batch-lanes/'\$n.tif && cmp '$work/batch-seq/'\$n.csv '$work/batch-lanes/'\$n.csv || exit 1; done"
 check batch-lanes-staged-json python3 -c "import json; d=json.load(open('$work/out')); assert d['staged_ahead'] >= 0 and 'upload' in d['segment_stages_ms']"
 # kmeans takes the colour image (staged as RGB on a lane): lanes and sequential agree.
@@ -282,6 +282,8 @@ expect 0 batch-kmeans-lanes -- --small-image-pixels pipeline=100000 batch --pipe
 check batch-kmeans-lanes-equal-sequential bash -c "for n in m1 m2 m3 m4 m5; do cmp '$work/batch-kseq/'\$n.tif '$work/batch-klanes/'\$n.tif || exit 1; done"
 expect 2 batch-bad-streams -- batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-x" --streams 0
 check batch-bad-streams-names one_line_naming "streams"
+expect 2 batch-bad-writers -- batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-x" --writers 0
+check batch-bad-writers-names one_line_naming "writers"
 expect 0 info-small-image -- --json --small-image-pixels filter=7,label=0 info
 check info-small-image-json python3 -c "import json; d=json.load(open('$work/out'))['small_image_pixels']; assert d['filter']==7 and d['label']==0 and d['point'] is None and d['pipeline']==65536 and set(d)=={'point','filter','label','distance','pipeline'}"
 expect 2 bad-small-image -- --small-image-pixels colour=5 info

@@ -7,7 +7,7 @@ set -euo pipefail
 root=$1
 cd "$root"
 subjects=$(grep -rhozE 'ErrorKind::usage,[[:space:]]*"([A-Za-z_]*(Params|Options|Range)::[a-z_]+|[a-z_]+\([a-z_]+\))"' \
-  core algorithms backends | tr '\0' '\n' | grep -oE '"[^"]+"' | tr -d '"' | sort -u || true)
+  core algorithms backends engine | tr '\0' '\n' | grep -oE '"[^"]+"' | tr -d '"' | sort -u || true)
 [ -n "$subjects" ] || { echo "no library parameter names found: the pattern is stale"; exit 1; }
 missing=0
 for subject in $subjects; do

@@ -21,7 +21,8 @@
 namespace gigaseg {
 
 template <class ExecSpace>
-CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& gray,
+CellsResult segment_cells(ExecSpace const& space,
+                          ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& gray,
                           ImageView<Label, typename ExecSpace::memory_space> const& labels, CellsParams const& params) {
   using Memory = typename ExecSpace::memory_space;
   GIGASEG_REQUIRE(params.median_size <= 1 || params.median_size == 3 || params.median_size == 5, ErrorKind::usage,
@@ -60,19 +61,20 @@ CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, 
   index_t background = 0;
   Kokkos::parallel_reduce(
       "gigaseg::cells::count_background", Kokkos::RangePolicy<ExecSpace>(space, 0, width * height),
-      KOKKOS_LAMBDA(index_t i, index_t& n) { n += mask(i / width, i % width) == 0 ? 1 : 0; }, background);
+      KOKKOS_LAMBDA(index_t i, index_t & n) { n += mask(i / width, i % width) == 0 ? 1 : 0; }, background);
   ScratchImage<float, ExecSpace> const distance_memory(space, "gigaseg::cells::distance", width, height);
   ScratchImage<std::int64_t, ExecSpace> const squared_memory(space, "gigaseg::cells::squared", width, height);
   auto const& distance = distance_memory.view();
   auto const& squared = squared_memory.view();
   if (background == 0 || background == width * height) {
-    detail::for_each_row_pixel(space, "gigaseg::cells::none", height, width,
-                               KOKKOS_LAMBDA(index_t y, index_t x) { labels(y, x) = 0; });
+    detail::for_each_row_pixel(
+        space, "gigaseg::cells::none", height, width, KOKKOS_LAMBDA(index_t y, index_t x) { labels(y, x) = 0; });
     space.fence();
     return result;
   }
   stage("edt", [&] {
-    distance_transform(space, ImageView<std::uint8_t const, Memory>(mask), distance, DistanceOutputs<Memory>{squared, {}});
+    distance_transform(space, ImageView<std::uint8_t const, Memory>(mask), distance,
+                       DistanceOutputs<Memory>{squared, {}});
   });
 
   ScratchImage<Label, ExecSpace> const markers_memory(space, "gigaseg::cells::markers", width, height);
@@ -103,15 +105,16 @@ CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, 
     stage("watershed", [&] {
       watershed(space, ImageView<std::uint8_t const, Memory>(relief), markers_c, labels, watershed_params);
       Label const background_label = Label(result.markers + 1);
-      detail::for_each_row_pixel(space, "gigaseg::cells::drop_background", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
-        if (labels(y, x) == background_label) labels(y, x) = 0;
-      });
+      detail::for_each_row_pixel(
+          space, "gigaseg::cells::drop_background", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
+            if (labels(y, x) == background_label) labels(y, x) = 0;
+          });
     });
   } else {
     std::int64_t most = 0;
     Kokkos::parallel_reduce(
         "gigaseg::cells::max_squared", Kokkos::RangePolicy<ExecSpace>(space, 0, width * height),
-        KOKKOS_LAMBDA(index_t i, std::int64_t& m) {
+        KOKKOS_LAMBDA(index_t i, std::int64_t & m) {
           std::int64_t const v = squared(i / width, i % width);
           m = v > m ? v : m;
         },
@@ -121,9 +124,9 @@ CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, 
       ScratchImage<std::uint16_t, ExecSpace> const relief_memory(space, "gigaseg::cells::relief", width, height);
       auto const& relief = relief_memory.view();
       stage("relief", [&] {
-        detail::for_each_row_pixel(space, "gigaseg::cells::relief", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
-          relief(y, x) = std::uint16_t(65535 - squared(y, x));
-        });
+        detail::for_each_row_pixel(
+            space, "gigaseg::cells::relief", height, width,
+            KOKKOS_LAMBDA(index_t y, index_t x) { relief(y, x) = std::uint16_t(65535 - squared(y, x)); });
       });
       stage("watershed", [&] {
         watershed(space, ImageView<std::uint16_t const, Memory>(relief), markers_c, labels, watershed_params, mask_c);
@@ -132,8 +135,9 @@ CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, 
       ScratchImage<float, ExecSpace> const relief_memory(space, "gigaseg::cells::relief", width, height);
       auto const& relief = relief_memory.view();
       stage("relief", [&] {
-        detail::for_each_row_pixel(space, "gigaseg::cells::relief", height, width,
-                                   KOKKOS_LAMBDA(index_t y, index_t x) { relief(y, x) = -distance(y, x); });
+        detail::for_each_row_pixel(
+            space, "gigaseg::cells::relief", height, width,
+            KOKKOS_LAMBDA(index_t y, index_t x) { relief(y, x) = -distance(y, x); });
       });
       stage("watershed", [&] {
         watershed(space, ImageView<float const, Memory>(relief), markers_c, labels, watershed_params, mask_c);
@@ -141,7 +145,8 @@ CellsResult segment_cells(ExecSpace const& space, ImageView<std::uint8_t const, 
     }
   }
   stage("merge", [&] { result.components = merge_small_regions(space, labels, result.markers, params.min_area); });
-  stage("stats", [&] { result.regions = region_stats(space, ImageView<Label const, Memory>(labels), result.components, gray); });
+  stage("stats",
+        [&] { result.regions = region_stats(space, ImageView<Label const, Memory>(labels), result.components, gray); });
   return result;
 }
 

@@ -18,7 +18,8 @@
 namespace gigaseg {
 
 template <class ExecSpace>
-KMeansSegmentResult segment_kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
+KMeansSegmentResult segment_kmeans(ExecSpace const& space,
+                                   ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
                                    ImageView<Label, typename ExecSpace::memory_space> const& labels,
                                    KMeansSegmentParams const& params) {
   using Memory = typename ExecSpace::memory_space;
@@ -43,8 +44,9 @@ KMeansSegmentResult segment_kmeans(ExecSpace const& space, ImageView<Rgb8 const,
   ImageView<std::uint8_t, Memory> mask("gigaseg::kmeans_segment::mask", width, height);
   stage("mask", [&] {
     auto const c = ImageView<std::uint8_t const, Memory>(classes);
-    detail::for_each_row_pixel(space, "gigaseg::kmeans_segment::mask", height, width,
-                               KOKKOS_LAMBDA(index_t y, index_t x) { mask(y, x) = c(y, x) == object ? 255 : 0; });
+    detail::for_each_row_pixel(
+        space, "gigaseg::kmeans_segment::mask", height, width,
+        KOKKOS_LAMBDA(index_t y, index_t x) { mask(y, x) = c(y, x) == object ? 255 : 0; });
   });
   stage("label", [&] {
     LabelParams label_params;

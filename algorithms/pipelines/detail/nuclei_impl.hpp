@@ -10,7 +10,8 @@
 namespace gigaseg {
 
 template <class ExecSpace>
-NucleiResult segment_nuclei(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& gray,
+NucleiResult segment_nuclei(ExecSpace const& space,
+                            ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& gray,
                             ImageView<Label, typename ExecSpace::memory_space> const& labels,
                             NucleiParams const& params) {
   using Memory = typename ExecSpace::memory_space;
@@ -25,7 +26,8 @@ NucleiResult segment_nuclei(ExecSpace const& space, ImageView<std::uint8_t const
     label_params.connectivity = params.connectivity;
     result.components = label(space, ImageView<std::uint8_t const, Memory>(mask), labels, label_params);
   });
-  stage("stats", [&] { result.regions = region_stats(space, ImageView<Label const, Memory>(labels), result.components, gray); });
+  stage("stats",
+        [&] { result.regions = region_stats(space, ImageView<Label const, Memory>(labels), result.components, gray); });
   return result;
 }
 

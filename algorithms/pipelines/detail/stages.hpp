@@ -41,8 +41,9 @@ OtsuSide otsu_mask(ExecSpace const& space, ImageView<std::uint8_t const, typenam
   using Memory = typename ExecSpace::memory_space;
   OtsuSide side;
   Counts<Memory> counts("gigaseg::pipeline::histogram", 256);
-  auto host_counts = detail::host_array<typename Counts<Memory>::non_const_value_type, typename Counts<Memory>::array_layout>(
-      "gigaseg::pipeline::histogram[host]", 256);
+  auto host_counts =
+      detail::host_array<typename Counts<Memory>::non_const_value_type, typename Counts<Memory>::array_layout>(
+          "gigaseg::pipeline::histogram[host]", 256);
   timed(space, timings_ms, "otsu", [&] {
     histogram(space, gray, counts);
     Kokkos::deep_copy(space, host_counts, counts);
@@ -51,12 +52,14 @@ OtsuSide otsu_mask(ExecSpace const& space, ImageView<std::uint8_t const, typenam
   });
   index_t above = 0;
   for (int b = side.threshold + 1; b < 256; ++b) above += index_t(host_counts(b));
-  side.dark = foreground == Foreground::dark || (foreground == Foreground::automatic && above > gray.pixel_count() - above);
+  side.dark =
+      foreground == Foreground::dark || (foreground == Foreground::automatic && above > gray.pixel_count() - above);
   timed(space, timings_ms, "threshold", [&] {
     int const t = side.threshold;
     bool const dark = side.dark;
-    detail::for_each_row_pixel(space, "gigaseg::pipeline::mask", gray.height(), gray.width(),
-                               KOKKOS_LAMBDA(index_t y, index_t x) { mask(y, x) = (gray(y, x) > t) != dark ? 255 : 0; });
+    detail::for_each_row_pixel(
+        space, "gigaseg::pipeline::mask", gray.height(), gray.width(),
+        KOKKOS_LAMBDA(index_t y, index_t x) { mask(y, x) = (gray(y, x) > t) != dark ? 255 : 0; });
   });
   return side;
 }

@@ -16,9 +16,10 @@ int main(int argc, char** argv) {
     using Memory = Kokkos::DefaultExecutionSpace::memory_space;
     gigaseg::ImageView<std::uint8_t, Memory> mask("consumer::mask", 33, 17);
     Kokkos::parallel_for(
-        "consumer::draw", Kokkos::MDRangePolicy<Kokkos::DefaultExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {17, 33}),
+        "consumer::draw",
+        Kokkos::MDRangePolicy<Kokkos::DefaultExecutionSpace, Kokkos::Rank<2>>(space, {0, 0}, {17, 33}),
         KOKKOS_LAMBDA(std::int64_t y, std::int64_t x) {
-          bool const first = y >= 2 && y < 6 && x >= 2 && x < 6;      // 16 pixels
+          bool const first = y >= 2 && y < 6 && x >= 2 && x < 6;       // 16 pixels
           bool const second = y >= 10 && y < 13 && x >= 20 && x < 30;  // 30 pixels
           bool const diagonal = (y == 15 && x == 0) || (y == 16 && x == 1);
           mask(y, x) = (first || second || diagonal) ? 255 : 0;
