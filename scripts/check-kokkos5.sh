@@ -17,16 +17,16 @@ sed -e "s/@PROJECT_VERSION@/$project_version/" -e "s/@PROJECT_VERSION_MAJOR@/0/"
 # Headers are included as <gigaseg/...>, as in the library's build tree (core/CMakeLists.txt).
 mkdir -p "$gen/include/gigaseg"
 mv "$gen/gigaseg_config.hpp" "$gen/include/gigaseg/"
-for entry in core algorithms backends gigaseg.hpp; do ln -s "$root/$entry" "$gen/include/gigaseg/$entry"; done
+for entry in core algorithms backends engine gigaseg.hpp; do ln -s "$root/$entry" "$gen/include/gigaseg/$entry"; done
 cd "$root"
 sources=$(ls core/*.cpp core/io/*.cpp algorithms/*.cpp algorithms/detail/*.cpp algorithms/pipelines/*.cpp \
-              backends/openmp/*.cpp backends/instantiate/*.cpp \
+              backends/openmp/*.cpp backends/instantiate/*.cpp engine/*.cpp \
               apps/gigaseg/*.cpp tests/*.cpp perf/*.cpp 2>/dev/null || true)
 echo "Kokkos $version headers from $include: compiling $(echo "$sources" | wc -w) sources with -std=c++20"
 status=0
 for source in $sources; do
   if ! g++ -std=c++20 -fopenmp -fsyntax-only -Wall -Wextra -I"$include" -I"$gen/include" -I"$root" \
-       $(pkg-config --cflags hwloc libpng libtiff-4) -I/usr/include/opencv4 "$source" 2>"$gen/log"; then
+       $(pkg-config --cflags hwloc libpng libtiff-4) -isystem /usr/include/opencv4 "$source" 2>"$gen/log"; then
     echo "FAILED $source"; cat "$gen/log"; status=1
   elif [ -s "$gen/log" ]; then
     echo "warnings in $source"; cat "$gen/log"
