@@ -3,6 +3,7 @@
 #include "gigaseg/core/error.hpp"
 
 #include <cmath>
+#include <sstream>
 #include <string>
 
 namespace gigaseg {
@@ -16,10 +17,13 @@ int gaussian_ksize(GaussianParams const& params) {
       "the kernel size must be odd, 1..63 (or 0 to derive it from sigma), got " + std::to_string(params.ksize));
   if (params.ksize > 0) return params.ksize;
   // cv::GaussianBlur for 8-bit images: cvRound(sigma * 3 * 2 + 1) | 1.
+  // lrint rounds 63.5 up to 64, so 6 sigma + 1 < 63.5 is exactly "the kernel is at most 63 wide".
+  if (!(params.sigma * 6.0 + 1.0 < 63.5)) {
+    std::ostringstream message;
+    message << "sigma " << params.sigma << " needs a kernel wider than 63 (use convolve --method fft)";
+    GIGASEG_THROW(ErrorKind::usage, "GaussianParams::sigma", message.str());
+  }
   long const k = std::lrint(params.sigma * 6.0 + 1.0) | 1;
-  GIGASEG_REQUIRE(
-      k <= 63, ErrorKind::usage, "GaussianParams::sigma",
-      "sigma " + std::to_string(params.sigma) + " needs a kernel wider than 63 (use convolve --method fft)");
   return int(k);
 }
 

@@ -16,14 +16,16 @@ struct KMeansAlgorithm {
 };
 
 constexpr int max_clusters = 64;
+constexpr int max_kmeans_iterations = 10000;
+constexpr int max_kmeans_attempts = 100;
 
 struct KMeansParams {
   int k = 8;
-  int iterations = 10;     // at most this many update steps
-  double tolerance = 0.0;  // stop when no centre moves by more than this (feature units)
+  int iterations = 10;     // at most this many update steps, 1..max_kmeans_iterations
+  double tolerance = 0.0;  // stop when no centre moves by more than this (feature units; finite, >= 0)
   std::uint64_t seed = 0;
   FeatureSpace space = FeatureSpace::rgb;
-  int attempts = 1;             // whole runs from different seeds; the least inertia wins (cv::kmeans' attempts)
+  int attempts = 1;  // whole runs from different seeds, 1..max_kmeans_attempts; the least inertia wins (cv::kmeans')
   int init_sample = 4096;       // pixels sampled for k-means++ (its work grows with K x this)
   Path path = Path::automatic;  // the assignment pass: tuned (CUDA kernel / OpenMP host reduction) or portable
 };

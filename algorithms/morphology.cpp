@@ -9,9 +9,21 @@
 
 namespace gigaseg {
 
-StructuringElement structuring_element(StructuringShape shape, int size) {
+namespace {
+void require_structuring_size(int size) {
   GIGASEG_REQUIRE(size >= 1 && size % 2 == 1, ErrorKind::usage, "structuring_element(size)",
                   "the structuring element's size must be odd and at least 1, got " + std::to_string(size));
+}
+}  // namespace
+
+int effective_structuring_size(int size, index_t width, index_t height) {
+  require_structuring_size(size);
+  double const half = std::ceil(std::hypot(double(width), double(height))) + 1;
+  return double(size / 2) > half ? 2 * int(half) + 1 : size;
+}
+
+StructuringElement structuring_element(StructuringShape shape, int size) {
+  require_structuring_size(size);
   StructuringElement element;
   element.size = size;
   int const centre = size / 2, r = size / 2;

@@ -2,6 +2,7 @@
 // The public types of algorithms/morphology.hpp, in a header of their own so that the backends
 // (backends/*/filters_*.hpp) can declare their tuned specialisations without the implementation.
 #include "gigaseg/algorithms/path.hpp"
+#include "gigaseg/core/image.hpp"
 
 #include <vector>
 
@@ -31,5 +32,12 @@ struct StructuringElement {
   std::vector<int> first, last;
 };
 StructuringElement structuring_element(StructuringShape shape, int size);
+
+// The size a `size` element runs with on a width x height image: past the point where every
+// offset within the image lies inside the element (a half-size of ceil(hypot(width, height)) + 1,
+// for every shape), a larger element gives the same result, so `size` is lowered to that point;
+// a huge size costs no more than the image. Throws Error(usage) naming structuring_element(size)
+// unless `size` is odd and at least 1.
+int effective_structuring_size(int size, index_t width, index_t height);
 
 }  // namespace gigaseg

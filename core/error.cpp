@@ -17,6 +17,14 @@ Error::Error(ErrorKind kind, std::string subject, std::string reason, char const
       source_file_(source_file),
       source_line_(source_line) {}
 
+OutOfMemory::OutOfMemory(std::string buffer, std::size_t bytes, std::string memory_space, char const* source_file,
+                         int source_line)
+    : Error(ErrorKind::resource, std::move(buffer),
+            "out of memory allocating " + std::to_string(bytes >> 20) + " MiB in " + memory_space, source_file,
+            source_line),
+      bytes_(bytes),
+      memory_space_(std::move(memory_space)) {}
+
 std::string Error::where() const {
   char const* slash = std::strrchr(source_file_, '/');
   return std::string(slash ? slash + 1 : source_file_) + ":" + std::to_string(source_line_);

@@ -2,6 +2,7 @@
 // One exception type for every error a user can cause (bad option, unreadable file, too little
 // memory). It carries what went wrong, which file/option/argument it concerns, and where in the
 // source it was raised. The CLI turns its kind into the exit codes of docs/cli.md.
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -33,6 +34,21 @@ class Error : public std::runtime_error {
   std::string reason_;
   char const* source_file_;
   int source_line_;
+};
+
+// A buffer that could not be allocated: a resource error about the buffer (its label, the
+// subject), with the bytes asked for and the memory space, so that a caller can say what did not
+// fit where (the CLI names the input file and the memory still free).
+class OutOfMemory : public Error {
+ public:
+  OutOfMemory(std::string buffer, std::size_t bytes, std::string memory_space, char const* source_file = "",
+              int source_line = 0);
+  std::size_t bytes() const noexcept { return bytes_; }
+  std::string const& memory_space() const noexcept { return memory_space_; }  // Kokkos's name: "Host", "Cuda"
+
+ private:
+  std::size_t bytes_;
+  std::string memory_space_;
 };
 
 char const* to_string(ErrorKind kind) noexcept;

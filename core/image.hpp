@@ -61,8 +61,8 @@ class ImageView {
       storage_ = storage_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), static_cast<std::size_t>(bytes));
     } catch (std::bad_alloc const&) {
       throw_out_of_memory(label, bytes);
-    } catch (std::runtime_error const& e) {  // Kokkos 3.x reports some failures this way
-      throw_out_of_memory(label, bytes, e.what());
+    } catch (std::runtime_error const&) {  // Kokkos 3.x reports some failures this way
+      throw_out_of_memory(label, bytes);
     }
     auto const address = reinterpret_cast<std::uintptr_t>(storage_.data());
     offset_ = index_t((row_alignment_bytes - address % row_alignment_bytes) % row_alignment_bytes);
@@ -140,11 +140,9 @@ class ImageView {
   template <class U, class DstSpace, class SrcSpace>
   friend ImageView<U, DstSpace> make_mirror_layout(std::string const&, ImageView<U const, SrcSpace> const&);
 
-  [[noreturn]] static void throw_out_of_memory(std::string const& label, index_t bytes,
-                                               std::string const& detail = {}) {
-    GIGASEG_THROW(ErrorKind::resource, label,
-                  "out of memory allocating " + std::to_string(bytes >> 20) + " MiB in " + MemorySpace::name() +
-                      (detail.empty() ? "" : " (" + detail + ")"));
+  // One line: Kokkos's own report of the failure spans several.
+  [[noreturn]] static void throw_out_of_memory(std::string const& label, index_t bytes) {
+    throw OutOfMemory(label, std::size_t(bytes), MemorySpace::name(), __FILE__, __LINE__);
   }
 
   storage_type storage_;
@@ -165,8 +163,8 @@ ImageView<T, DstSpace> make_mirror_layout(std::string const& label, ImageView<T 
   try {
     mirror.storage_ = typename ImageView<T, DstSpace>::storage_type(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, label), static_cast<std::size_t>(span));
-  } catch (std::exception const& e) {
-    ImageView<T, DstSpace>::throw_out_of_memory(label, span, e.what());
+  } catch (std::exception const&) {
+    ImageView<T, DstSpace>::throw_out_of_memory(label, span);
   }
   mirror.offset_ = 0;
   mirror.width_ = like.width();

@@ -18,10 +18,18 @@ struct DevicePoolOptions {
 };
 
 struct RuntimeOptions {
-  int threads = -1;  // host threads for the OpenMP backend; -1: Kokkos's default (OMP_NUM_THREADS)
-  int device = -1;   // GPU ordinal; -1: Kokkos's default (0)
+  // Host threads for the OpenMP backend, 1..max_host_threads(); -1: Kokkos's default
+  // (OMP_NUM_THREADS, else the hardware's). A count asked for, here or in OMP_NUM_THREADS, starts
+  // without Kokkos's oversubscription warning.
+  int threads = -1;
+  int device = -1;  // GPU ordinal; -1: Kokkos's default (0)
   DevicePoolOptions device_pool;
 };
+
+// The most host threads the OpenMP backend of the Kokkos in use takes: Kokkos 3.x keeps its
+// threads' team data in a fixed table of 512 entries and corrupts memory past it; later versions
+// are held to 4096.
+int max_host_threads() noexcept;
 
 // Sets every device pool's kept memory, those made already and those made later. No effect in
 // builds without CUDA.
@@ -32,7 +40,10 @@ void configure_device_pools(DevicePoolOptions const& options);
 void release_device_pools();
 
 // Initialises Kokkos unless the application already has, and finalises what it initialised.
-// Throws Error(resource) on a CUDA build when no usable GPU exists (Kokkos would abort).
+// Throws Error(resource) on a CUDA build when no usable GPU exists (Kokkos would abort), and
+// Error(usage) naming RuntimeOptions::threads, or OMP_NUM_THREADS when the count comes from there,
+// past max_host_threads() (Kokkos would crash), or RuntimeOptions::device for a GPU that does not
+// exist.
 class Runtime {
  public:
   explicit Runtime(RuntimeOptions options = {});

@@ -23,6 +23,9 @@ SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2
     grep -E "^\[  (PASSED|FAILED)|tests ran|Failure" "$OUT/unit.log" | head -20
     echo "== CLI"
     timeout 240 bash tests/cli/test_cli.sh "$G" > "$OUT/cli.log" 2>&1; echo "rc=$?"; grep FAIL "$OUT/cli.log" | head; tail -1 "$OUT/cli.log"
+    echo "== CLI, hostile user"
+    timeout 300 bash tests/cli/test_hostile.sh "$G" > "$OUT/cli-hostile.log" 2>&1; echo "rc=$?"
+    grep -E "FAIL|SKIP" "$OUT/cli-hostile.log" | head; tail -1 "$OUT/cli-hostile.log"
   fi
   echo "== out of device memory"
   "$G" --backend cuda demo --size 100000 --out /tmp/huge; echo "exit $?"; ls -d /tmp/huge 2>&1 | head -1

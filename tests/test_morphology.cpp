@@ -88,6 +88,31 @@ TYPED_TEST(Morphology, MatchesOpenCVMorphologyEx) {
           }
 }
 
+// A structuring element far larger than the image runs as its effective size, and gives what
+// OpenCV gives with an element just past the image's reach (41 on a 13 x 9 image, 45 on 17 x 11)
+// for every shape: a size of 2^31 - 1 costs no more than the image.
+TYPED_TEST(Morphology, HugeElementsEqualOpenCVsJustPastTheImage) {
+  TypeParam space;
+  using M = typename TypeParam::memory_space;
+  EXPECT_EQ(effective_structuring_size(3, 13, 9), 3);
+  EXPECT_EQ(effective_structuring_size(35, 13, 9), 35);
+  EXPECT_EQ(effective_structuring_size(2147483647, 13, 9), 2 * (16 + 1) + 1);  // ceil(hypot(13, 9)) = 16
+  EXPECT_THROW(effective_structuring_size(2147483646, 13, 9), Error);
+  for (auto const& [image, reach] :
+       {std::pair{test::noise_u8(13, 9, 21), 41}, std::pair{test::random_mask(17, 11, 0.5, 22), 45}})
+    for (MorphOp op : {MorphOp::erode, MorphOp::dilate, MorphOp::open, MorphOp::close, MorphOp::gradient})
+      for (StructuringShape shape : {StructuringShape::rect, StructuringShape::cross, StructuringShape::ellipse}) {
+        ImageView<std::uint8_t, M> out("out", image.width(), image.height());
+        morphology(space, ImageView<std::uint8_t const, M>(test::to_space(space, image)), out,
+                   MorphParams{op, shape, 2147483647, Path::automatic});
+        cv::Mat expected;
+        cv::morphologyEx(test::as_mat(image), expected, opencv_op(op),
+                         cv::getStructuringElement(opencv_shape(shape), cv::Size(reach, reach)));
+        ASSERT_EQ(test::count_differences(test::to_host(space, out), test::from_mat<std::uint8_t>(expected)), 0)
+            << image.width() << "x" << image.height() << " op " << int(op) << " shape " << int(shape);
+      }
+}
+
 TYPED_TEST(Morphology, RejectsEvenSizesAndMismatchedImages) {
   using M = typename TypeParam::memory_space;
   ImageView<std::uint8_t, M> a("a", 8, 8), b("b", 7, 8);

@@ -9,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <type_traits>
@@ -47,6 +48,8 @@ void histogram(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
       "binned histograms take 8-bit, 16-bit or float images");
   GIGASEG_REQUIRE(range.bins >= 1 && range.bins <= (1 << 20), ErrorKind::usage, "BinRange::bins",
                   "must be between 1 and 1048576");
+  GIGASEG_REQUIRE(std::isfinite(range.lo) && std::isfinite(range.hi), ErrorKind::usage, "BinRange::hi",
+                  "LO and HI must be finite numbers");
   GIGASEG_REQUIRE(range.hi > range.lo, ErrorKind::usage, "BinRange::hi", "HI must be greater than LO");
   detail::require_bins(counts.extent(0), range.bins);
   (void)histogram_path<ExecSpace>(params);  // validates a forced path

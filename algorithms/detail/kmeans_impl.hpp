@@ -339,8 +339,17 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
   using Memory = typename ExecSpace::memory_space;
   GIGASEG_REQUIRE(params.k >= 1 && params.k <= max_clusters, ErrorKind::usage, "KMeansParams::k",
                   "must be between 1 and " + std::to_string(max_clusters));
-  GIGASEG_REQUIRE(params.iterations >= 1, ErrorKind::usage, "KMeansParams::iterations", "must be at least 1");
-  GIGASEG_REQUIRE(params.attempts >= 1, ErrorKind::usage, "KMeansParams::attempts", "must be at least 1");
+  // Bounded by what they can mean: Lloyd's iterations settle within tens of steps on images, and
+  // restarts past a hundred no longer change the best inertia found.
+  GIGASEG_REQUIRE(
+      params.iterations >= 1 && params.iterations <= max_kmeans_iterations, ErrorKind::usage,
+      "KMeansParams::iterations",
+      "must be 1 to " + std::to_string(max_kmeans_iterations) + ", not " + std::to_string(params.iterations));
+  GIGASEG_REQUIRE(params.tolerance >= 0 && std::isfinite(params.tolerance), ErrorKind::usage, "KMeansParams::tolerance",
+                  "must be a finite number, 0 or more");
+  GIGASEG_REQUIRE(params.attempts >= 1 && params.attempts <= max_kmeans_attempts, ErrorKind::usage,
+                  "KMeansParams::attempts",
+                  "must be 1 to " + std::to_string(max_kmeans_attempts) + ", not " + std::to_string(params.attempts));
   GIGASEG_REQUIRE(image.width() == labels.width() && image.height() == labels.height(), ErrorKind::input, "kmeans",
                   "labels and image sizes differ");
   GIGASEG_REQUIRE(!image.empty(), ErrorKind::input, "kmeans", "empty image");

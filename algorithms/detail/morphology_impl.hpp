@@ -43,11 +43,11 @@ void morphology(ExecSpace const& space, ImageView<std::uint8_t const, typename E
   using Memory = typename ExecSpace::memory_space;
   using Const = ImageView<std::uint8_t const, Memory>;
   detail::require_same_size("morphology", in.width(), in.height(), out.width(), out.height());
-  (void)structuring_element(params.shape, params.size);  // validates the size
+  int const size = effective_structuring_size(params.size, in.width(), in.height());  // validates the size
   Path const path = morphology_path<ExecSpace>(params);  // validates a forced path, also for empty images
   if (in.empty()) return;
   auto step = [&](Const const& from, ImageView<std::uint8_t, Memory> const& to, bool minimum) {
-    detail::erode_or_dilate(space, from, to, params.shape, params.size, minimum, path);
+    detail::erode_or_dilate(space, from, to, params.shape, size, minimum, path);
   };
   switch (params.op) {
     case MorphOp::erode: step(in, out, true); return;

@@ -50,6 +50,42 @@ struct Command {
   std::function<void(Session&)> run;
 };
 
+// True when `a` and `b` name the same file: the same device and inode when both exist, else the
+// same path once made absolute, symbolic links resolved as far as they exist.
+bool same_file(std::string const& a, std::string const& b);
+// Before any work: a usage error naming the output option when an output file of the parsed
+// command (OUT, --stats, --overlay) would replace one of its input files (IN, KERNEL, RELIEF,
+// MARKERS, --mask) or another of its outputs, also through another spelling of the path or a
+// link; an input error naming the output when its folder is missing or not writable.
+void check_file_roles(CLI::App const& command);
+
+// The output files of a parsed command as they are before it runs; remove_committed() removes
+// those the command has since put in place (a new file, or a new inode where one was), so that a
+// command that fails after committing some outputs leaves none.
+class OutputsBefore {
+ public:
+  explicit OutputsBefore(CLI::App const& command);
+  void remove_committed() const;
+
+ private:
+  struct Entry {
+    std::string path;
+    bool existed = false;
+    unsigned long long device = 0, inode = 0;
+  };
+  std::vector<Entry> entries_;
+};
+// The parsed command's (first) input file, or --input's folder or list; empty when it has none.
+std::string input_of(CLI::App const& command);
+
+// Checks of option values with one short line each (CLI11's own range checks print the limits of
+// a double in full): a finite number above 0, a finite number 0 or more, a number from lo to hi,
+// an unsigned 64-bit integer (seeds: no sign, no saturation past 2^64 - 1).
+CLI::Validator positive_number();
+CLI::Validator non_negative_number();
+CLI::Validator in_range(double lo, double hi);
+CLI::Validator unsigned_64();
+
 // Each command file defines one of these; main.cpp registers them all.
 Command make_info_command(CLI::App& parent);
 Command make_convert_command(CLI::App& parent);

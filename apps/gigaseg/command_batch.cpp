@@ -13,13 +13,16 @@
 //
 // Progress on stderr: a bar redrawn in place (files done, rate, time left) when stderr is a
 // terminal, one plain line per image otherwise; --quiet silences it.
+#include "apps/gigaseg/failure.hpp"
 #include "apps/gigaseg/label_output.hpp"
 #include "apps/gigaseg/option_names.hpp"
 #include "apps/gigaseg/pipeline_run.hpp"
 #include "gigaseg/engine/batch.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -70,6 +73,17 @@ std::vector<std::string> list_inputs(std::string const& input) {
     GIGASEG_REQUIRE(!files.empty(), ErrorKind::input, input,
                     "the folder holds no .png, .tif, .tiff, .pgm or .ppm file");
     return files;
+  }
+  if (fs::is_regular_file(input, error)) {
+    bool image = true;
+    try {
+      (void)detect_format(input);
+    } catch (Error const&) {
+      image = false;
+    }
+    GIGASEG_REQUIRE(!image, ErrorKind::usage, "--input",
+                    input + " is an image; --input takes a folder of images or a list file (one image: gigaseg " +
+                        "PIPELINE IN OUT)");
   }
   std::ifstream list(input);
   GIGASEG_REQUIRE(list.good(), ErrorKind::input, input, "no such folder or list file");
@@ -158,10 +172,12 @@ class Progress {
                    finished_, total_, rate, eta, fs::path(file).filename().string().c_str());
       if (row.status != "ok") std::fprintf(stderr, "\n%s: %s\n", file.c_str(), row.status.c_str());
       if (finished_ == total_) std::fprintf(stderr, "\n");
+    } else if (row.status == "ok") {
+      std::fprintf(stderr, "%zu/%zu %s: ok%s, %lld components, %.2f s (%.2f images/s, ETA %s)\n", finished_, total_,
+                   file.c_str(), skipped ? " (resumed)" : "", (long long)row.components, row.seconds, rate, eta);
     } else {
-      std::fprintf(stderr, "%zu/%zu %s: %s%s, %lld components, %.2f s (%.2f images/s, ETA %s)\n", finished_, total_,
-                   file.c_str(), row.status.c_str(), skipped ? " (resumed)" : "", (long long)row.components,
-                   row.seconds, rate, eta);
+      std::fprintf(stderr, "%zu/%zu %s: %s (%.2f images/s, ETA %s)\n", finished_, total_, file.c_str(),
+                   row.status.c_str(), rate, eta);
     }
     std::fflush(stderr);
   }
@@ -172,22 +188,6 @@ class Progress {
   bool quiet_, terminal_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
-
-// The reason in a summary row: gigaseg's errors name the file, or the option that set the parameter.
-std::string reason_of(std::exception_ptr const& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (std::bad_alloc const&) {
-    return "out of host memory";
-  } catch (Error const& e) {
-    std::string const subject = option_for(e.subject());
-    return subject.empty() ? e.reason() : subject + ": " + e.reason();
-  } catch (std::exception const& e) {
-    return e.what();
-  } catch (...) {
-    return "unknown error";
-  }
-}
 
 }  // namespace
 
@@ -207,14 +207,14 @@ Command make_batch_command(CLI::App& parent) {
   app.add_flag("--stats", a.stats, "also write OUTDIR/<name>.csv, the regions' statistics");
   app.add_flag("--overlay", a.overlay, "also write OUTDIR/<name>.overlay.png");
   app.add_option("--streams", a.streams, "images segmented at once on the GPU, each on its own CUDA stream; default 2")
-      ->check(CLI::Range(1, 16));
+      ->check(in_range(1, 16));
   app.add_option(
          "--readers", a.readers,
          "host threads decoding images ahead (as many write the outputs); default min(8, half the hardware threads)")
-      ->check(CLI::Range(1, 64));
+      ->check(in_range(1, 64));
   app.add_option("--writers", a.writers,
                  "images whose outputs are written at once, each on its own thread; default: as many as --readers")
-      ->check(CLI::Range(1, 64));
+      ->check(in_range(1, 64));
   app.add_flag("--sequential", a.sequential,
                "no overlap: read, segment and write one image after another (a baseline)");
   command.run = [arguments](Session& session) {
@@ -222,9 +222,14 @@ Command make_batch_command(CLI::App& parent) {
     check_pipeline_arguments(a.pipeline);
     std::vector<std::string> const files = list_inputs(a.input);
     std::error_code error;
+    // The input folder as the output folder would mix results with the images (and make them the
+    // next run's inputs), even where no name collides.
+    GIGASEG_REQUIRE(!(fs::is_directory(a.input, error) && fs::equivalent(a.input, a.output, error)), ErrorKind::usage,
+                    "--output", "is the input folder; choose an output folder apart from the inputs");
     fs::create_directories(a.output, error);
     GIGASEG_REQUIRE(fs::is_directory(a.output), ErrorKind::input, a.output,
                     "cannot create the output folder" + (error ? ": " + error.message() : std::string()));
+    remove_stale_temporaries(a.output);  // left by a batch that was killed, also when --resume has nothing to do
     // Output names, checked for clashes before any work.
     std::vector<std::string> stems;
     std::map<std::string, std::string> owner;
@@ -241,6 +246,21 @@ Command make_batch_command(CLI::App& parent) {
       return paths;
     };
     std::string const summary_path = (fs::path(a.output) / "summary.csv").string();
+    // No output may replace an input (the output folder may hold inputs): compared by device and
+    // inode, so links and other spellings of a path count.
+    {
+      std::set<std::pair<dev_t, ino_t>> input_files;
+      struct stat info {};
+      for (auto const& file : files)
+        if (::stat(file.c_str(), &info) == 0) input_files.emplace(info.st_dev, info.st_ino);
+      std::vector<std::string> all_outputs{summary_path};
+      for (std::size_t i = 0; i < files.size(); ++i)
+        for (auto const& path : outputs_of(i)) all_outputs.push_back(path);
+      for (auto const& path : all_outputs)
+        GIGASEG_REQUIRE(::stat(path.c_str(), &info) != 0 || input_files.count({info.st_dev, info.st_ino}) == 0,
+                        ErrorKind::usage, "--output",
+                        "'" + path + "' would replace an input image; choose an output folder apart from the inputs");
+    }
     std::map<std::string, Row> const earlier = a.resume ? read_summary(summary_path) : std::map<std::string, Row>{};
 
     std::vector<Row> rows(files.size());
@@ -287,14 +307,28 @@ Command make_batch_command(CLI::App& parent) {
     BatchIO io;
     io.read = [&](std::size_t t) { return read_image(todo_files[t]); };
     io.write = [&](std::size_t t, Segmentation const& result, AnyHostImage const& input) {
+      // An image's outputs are all there or none: what this call put in place goes when a later
+      // one fails (--resume then redoes the image).
       auto const paths = outputs_of(todo[t]);
-      write_label_image(paths[0], result.labels, result.components());
-      if (a.stats) write_stats_csv(paths[1], result.regions());
-      if (a.overlay) write_overlay(paths.back(), input, result.labels);
+      std::size_t committed = 0;
+      try {
+        write_label_image(paths[0], result.labels, result.components());
+        ++committed;
+        if (a.stats) write_stats_csv(paths[1], result.regions()), ++committed;
+        if (a.overlay) write_overlay(paths.back(), input, result.labels);
+      } catch (...) {
+        for (std::size_t k = 0; k < committed; ++k) std::remove(paths[k].c_str());
+        throw;
+      }
     };
     io.done = [&](BatchItem const& item) {
       std::size_t const i = todo[item.index];
-      rows[i].status = item.error ? "error: " + reason_of(item.error) : std::string("ok");
+      if (item.error) {  // the row names the file: the reason need not say it again
+        Failure const failure = describe_failure(item.error, files[i], session.options.device);
+        rows[i].status = "error: " + (failure.subject == files[i] ? failure.reason : failure.reason_line());
+      } else {
+        rows[i].status = "ok";
+      }
       rows[i].components = item.components;
       rows[i].seconds = item.seconds;
       progress.done(files[i], rows[i], false);
@@ -321,6 +355,9 @@ Command make_batch_command(CLI::App& parent) {
     r["failed"] = failed;
     r["resumed"] = resumed;
     r["summary"] = summary_path;
+    r["failures"] = nlohmann::json::array();  // this run's and, under --resume, earlier runs' failed images
+    for (std::size_t i = 0; i < files.size(); ++i)
+      if (rows[i].status != "ok") r["failures"].push_back({{"file", files[i]}, {"error", rows[i].status.substr(7)}});
     r["seconds"] = total_seconds;
     r["images_per_second"] = done.items_per_second();
     r["sequential"] = a.sequential;

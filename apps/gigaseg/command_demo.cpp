@@ -65,10 +65,10 @@ Command make_demo_command(CLI::App& parent) {
   command.app =
       parent.add_subcommand("demo", "synthetic tissue through the cells pipeline, with timings and an overlay");
   command.app->add_option("--size", arguments->size, "side of the square image, 64 .. 131072; default 8192")
-      ->check(CLI::Range(index_t(64), index_t(131072)));
+      ->check(in_range(64, 131072));
   command.app->add_option("--out", arguments->out,
                           "folder for tissue.png, labels.tif, overlay.png; default gigaseg-demo");
-  command.app->add_option("--seed", arguments->seed, "random seed of the image; default 1");
+  command.app->add_option("--seed", arguments->seed, "random seed of the image; default 1")->check(unsigned_64());
   command.run = [arguments](Session& session) {
     check_demo_fits(session, arguments->size);
     std::error_code error;

@@ -19,7 +19,7 @@ Command make_histogram_command(CLI::App& parent) {
       parent.add_subcommand("histogram", "256-bin histogram of an 8-bit image (or N bins over a range) as CSV");
   command.app->add_option("IN", arguments->input, "input image")->required();
   command.app->add_option("--bins", arguments->bins, "number of bins (16-bit and float images)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(in_range(1, 1 << 20));
   command.app->add_option("--range", arguments->range, "LO,HI: the value range the bins cover")
       ->delimiter(',')
       ->expected(2);

@@ -23,13 +23,12 @@ Command make_kmeans_command(CLI::App& parent) {
   command.app->add_option("OUT", arguments->output, "output map of cluster indices")->required();
   command.app->add_option("--k", arguments->k, "number of clusters (1..64)")
       ->required()
-      ->check(CLI::Range(1, max_clusters));
-  command.app->add_option("--iters", arguments->iterations, "at most this many update steps")
-      ->check(CLI::PositiveNumber);
+      ->check(in_range(1, max_clusters));
+  command.app->add_option("--iters", arguments->iterations, "at most this many update steps")->check(positive_number());
   command.app->add_option("--tolerance", arguments->tolerance, "stop when no centre moves more than this");
-  command.app->add_option("--seed", arguments->seed, "seed of the k-means++ initialisation");
+  command.app->add_option("--seed", arguments->seed, "seed of the k-means++ initialisation")->check(unsigned_64());
   command.app->add_option("--attempts", arguments->attempts, "whole runs from different seeds; the least inertia wins")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number());
   command.app->add_option("--space", arguments->space, "rgb|lab|gray")->check(CLI::IsMember({"rgb", "lab", "gray"}));
   command.run = [arguments](Session& session) {
     format_for_extension(arguments->output);

@@ -34,7 +34,7 @@ Command make_morph_command(CLI::App& parent) {
     static std::map<std::string, StructuringShape> const shapes{
         {"rect", StructuringShape::rect}, {"cross", StructuringShape::cross}, {"ellipse", StructuringShape::ellipse}};
     MorphParams const params{ops.at(arguments->op), shapes.at(arguments->se), arguments->size};
-    (void)structuring_element(params.shape, params.size);  // a bad --size fails before any work
+    (void)effective_structuring_size(params.size, 1, 1);  // a bad --size fails before any work
     run_gray8_filter<std::uint8_t>(
         session, arguments->input, arguments->output, OpFamily::filter,
         [&](auto const& space, auto const& in, auto const& out) { morphology(space, in, out, params); });

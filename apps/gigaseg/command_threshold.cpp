@@ -3,6 +3,7 @@
 #include "gigaseg/algorithms/otsu.hpp"
 #include "gigaseg/algorithms/threshold.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 
@@ -18,8 +19,8 @@ struct Method {
 double parse_number(std::string const& text, std::string const& what) {
   char* end = nullptr;
   double const v = std::strtod(text.c_str(), &end);
-  GIGASEG_REQUIRE(!text.empty() && end != nullptr && *end == '\0', ErrorKind::usage, "--method",
-                  "'" + text + "' is not a number (" + what + ")");
+  GIGASEG_REQUIRE(!text.empty() && end != nullptr && *end == '\0' && std::isfinite(v), ErrorKind::usage, "--method",
+                  "'" + text + "' is not a finite number (" + what + ")");
   return v;
 }
 
@@ -68,6 +69,14 @@ Command make_threshold_command(CLI::App& parent) {
       image = read_image(arguments->input);
     }
     PixelType const type = pixel_type(image);
+    // value=T (mask: pixel > T) must split the pixel type's range; past it every pixel, or none,
+    // would be foreground whatever the image.
+    if (method.kind == Method::value && type != PixelType::f32) {
+      double const top = type == PixelType::u16 ? 65535 : type == PixelType::u32 ? 4294967295.0 : 255;
+      GIGASEG_REQUIRE(method.level >= 0 && method.level < top, ErrorKind::usage, "--method",
+                      "value=T must be in [0, " + std::to_string(long(top)) + ") for this " + to_string(type) +
+                          " image, not " + arguments->method.substr(6));
+    }
     HostImage<std::uint8_t> mask;
     double level = method.level;
     {

@@ -2,12 +2,19 @@
 // Kokkos and the execution context, runs the command, and maps every failure to one line on stderr
 // and the exit codes of docs/cli.md: 0 ok, 1 other, 2 usage, 3 input, 4 resource.
 #include "apps/gigaseg/cli.hpp"
+#include "apps/gigaseg/failure.hpp"
 #include "apps/gigaseg/option_names.hpp"
 #include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/gigaseg_config.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
-#include <new>
 
 namespace gigaseg::cli {
 
@@ -26,6 +33,25 @@ namespace {
 
 using namespace gigaseg;
 
+// SIGINT and SIGTERM: the temporaries being written go, one line says why, and the exit code is
+// the shell's for that signal (130, 143). Only async-signal-safe calls.
+extern "C" void on_termination(int signal_number) {
+  remove_temporary_outputs();
+  char const* line = signal_number == SIGINT ? "gigaseg: interrupted (SIGINT); partial outputs removed\n"
+                                             : "gigaseg: terminated (SIGTERM); partial outputs removed\n";
+  ssize_t const written = ::write(STDERR_FILENO, line, std::strlen(line));
+  (void)written;
+  ::_exit(128 + signal_number);
+}
+
+void handle_termination() {
+  struct sigaction action {};
+  action.sa_handler = on_termination;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
 int fail(std::string const& message, int code) {
   std::cerr << "gigaseg: " << message << '\n';
   return code;
@@ -35,8 +61,8 @@ void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
   app.add_option("--backend", options.backend,
                  "auto|cuda|openmp|serial (auto: CUDA for images above the small-image threshold)")
       ->check(CLI::IsMember({"auto", "cuda", "openmp", "serial"}));
-  app.add_option("--device", options.device, "GPU ordinal")->check(CLI::NonNegativeNumber);
-  app.add_option("--threads", options.threads, "host threads")->check(CLI::PositiveNumber);
+  app.add_option("--device", options.device, "GPU ordinal")->check(cli::non_negative_number());
+  app.add_option("--threads", options.threads, "host threads")->check(cli::positive_number());
   app.add_option("--small-image-pixels", options.small_image_pixels,
                  "N or family=N[,family=N...]: images below N pixels run on the host under --backend auto "
                  "(families: point, filter, label, distance, pipeline; gigaseg info shows the defaults)");
@@ -86,30 +112,60 @@ int main(int argc, char** argv) {
     return fail(message + " (see gigaseg --help)", 2);
   }
 
+  handle_termination();
+  std::string input;  // the command's input, named in memory failures
+  for (auto const& command : commands)
+    if (command.app->parsed()) input = cli::input_of(*command.app);
   try {
     Runtime runtime(RuntimeOptions{options.threads, options.device, DevicePoolOptions{}});
     ContextOptions context_options;
     context_options.backend = parse_backend(options.backend);
-    if (!options.small_image_pixels.empty()) parse_small_image_pixels(options.small_image_pixels, context_options);
+    if (app.get_option("--small-image-pixels")->count() > 0)  // given, even as an empty string
+      parse_small_image_pixels(options.small_image_pixels, context_options);
     int code = 0;
     {
       ExecutionContext context(context_options);
       cli::Session session{options, context, nlohmann::json::object(), {}};
       for (auto& command : commands) {
         if (!command.app->parsed()) continue;
-        command.run(session);
-        if (options.json) {
+        cli::check_file_roles(*command.app);
+        cli::OutputsBefore const outputs(*command.app);
+        std::exception_ptr failed;
+        try {
+          command.run(session);
+        } catch (...) {
+          failed = std::current_exception();
+          outputs.remove_committed();  // a failed command leaves nothing
+        }
+        // --json prints the report also when the command failed after starting its work (a batch
+        // with failed images), with the error line and the exit code.
+        if (options.json && (!failed || session.report.contains("command"))) {
+          if (failed) {
+            cli::Failure const failure = cli::describe_failure(failed, input, options.device);
+            session.report["error"] = failure.line();
+            session.report["exit_code"] = failure.exit_code;
+          }
           session.report["timings_ms"] = session.timings_ms;
           std::cout << session.report.dump(2) << '\n';
         }
+        if (failed) std::rethrow_exception(failed);
       }
     }
+    // What went to stdout (a table, the JSON report) must have arrived: a full disk or a closed
+    // pipe behind stdout is a resource error, not a silent success.
+    errno = 0;
+    std::cout.flush();
+    int seen = errno;  // the first failing write's reason
+    bool const flushed = std::fflush(stdout) == 0 && std::ferror(stdout) == 0 && static_cast<bool>(std::cout);
+    seen = seen != 0 ? seen : errno;
+    bool const closed = std::fclose(stdout) == 0;
+    seen = seen != 0 ? seen : errno;
+    if (!flushed || !closed)
+      GIGASEG_THROW(ErrorKind::resource, "standard output",
+                    std::string("cannot write: ") + (seen != 0 ? std::strerror(seen) : "write error"));
     return code;
-  } catch (Error const& e) {
-    return fail(cli::describe(e), e.exit_code());
-  } catch (std::bad_alloc const&) {
-    return fail("resource error: out of host memory", 4);
-  } catch (std::exception const& e) {
-    return fail(std::string("error: ") + e.what(), 1);
+  } catch (...) {
+    cli::Failure const failure = cli::describe_failure(std::current_exception(), input, options.device);
+    return fail(failure.line(), failure.exit_code);
   }
 }

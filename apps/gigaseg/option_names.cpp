@@ -26,11 +26,13 @@ std::string option_for(std::string const& subject) {
       {"KMeansParams::k", "--k"},
       {"KMeansParams::iterations", "--iters"},
       {"KMeansParams::attempts", "--attempts"},
+      {"KMeansParams::tolerance", "--tolerance"},
       {"CellsParams::median_size", "--median"},
       {"CellsParams::open_size", "--open"},
       {"KMeansSegmentParams::object_class", "--class"},
       {"SyntheticParams::width", "--size"},
       {"RuntimeOptions::device", "--device"},
+      {"RuntimeOptions::threads", "--threads"},
       {"ContextOptions::backend", "--backend"},
       {"BatchOptions::lanes", "--streams"},
       {"BatchOptions::readers", "--readers"},
@@ -45,11 +47,6 @@ std::string option_for(std::string const& subject) {
       subject.compare(subject.size() - path_suffix.size(), path_suffix.size(), path_suffix) == 0)
     return "--path";
   return subject;
-}
-
-std::string describe(Error const& error) {
-  std::string const subject = option_for(error.subject());
-  return std::string(to_string(error.kind())) + ": " + (subject.empty() ? "" : subject + ": ") + error.reason();
 }
 
 }  // namespace gigaseg::cli

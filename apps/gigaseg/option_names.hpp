@@ -2,8 +2,6 @@
 // The library names the parameter a usage error is about (`LabelParams::connectivity`,
 // `median(size)`, `label path`); the command line speaks of its own options. This maps one to the
 // other for the one-line error the tool prints.
-#include "gigaseg/core/error.hpp"
-
 #include <string>
 
 namespace gigaseg::cli {
@@ -11,8 +9,5 @@ namespace gigaseg::cli {
 // The option of this tool that sets the library parameter `subject`, or `subject` itself when no
 // option does (a file name, an internal buffer).
 std::string option_for(std::string const& subject);
-
-// "kind: subject: reason" with the subject spoken as the tool's option.
-std::string describe(Error const& error);
 
 }  // namespace gigaseg::cli

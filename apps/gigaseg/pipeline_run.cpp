@@ -27,25 +27,25 @@ void add_pipeline_options(CLI::App& app, PipelineArguments& a) {
   auto* cells = app.add_option_group("cells", "the cells pipeline");
   cells->add_option("--median", a.median, "median size 3 or 5 (0: none); default 3")
       ->check(CLI::IsMember({0, 1, 3, 5}));
-  cells->add_option("--open", a.open, "opening size, odd (0: none); default 3")->check(CLI::NonNegativeNumber);
-  cells->add_option("--h", a.h, "h-maxima height of the markers, pixels; default 0.5")->check(CLI::PositiveNumber);
+  cells->add_option("--open", a.open, "opening size, odd (0: none); default 3")->check(non_negative_number());
+  cells->add_option("--h", a.h, "h-maxima height of the markers, pixels; default 0.5")->check(positive_number());
   cells->add_option("--min-separation", a.min_separation, "pixels between markers of one object; default 8")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cells->add_option("--min-area", a.min_area, "smaller regions merge into a neighbour; default 16")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   cells->add_option("--relief", a.relief, "distance (default) or gradient (with background markers)")
       ->check(CLI::IsMember({"distance", "gradient"}));
   cells
       ->add_option("--background-distance", a.background_distance,
                    "gradient relief: background marker distance; default 8")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
   auto* kmeans = app.add_option_group("kmeans", "the kmeans pipeline");
-  kmeans->add_option("--k", a.k, "clusters; default 3")->check(CLI::Range(2, max_clusters));
-  kmeans->add_option("--iters", a.iterations, "at most this many iterations; default 10")->check(CLI::PositiveNumber);
-  kmeans->add_option("--seed", a.seed, "random seed; default 0");
+  kmeans->add_option("--k", a.k, "clusters; default 3")->check(in_range(2, max_clusters));
+  kmeans->add_option("--iters", a.iterations, "at most this many iterations; default 10")->check(positive_number());
+  kmeans->add_option("--seed", a.seed, "random seed; default 0")->check(unsigned_64());
   kmeans->add_option("--space", a.space, "rgb|lab|gray")->check(CLI::IsMember({"rgb", "lab", "gray"}));
   kmeans->add_option("--class", a.object_class, "the object class 0..k-1 (ascending luminance); default: --foreground")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_number());
 }
 
 void check_pipeline_arguments(PipelineArguments const& a) {

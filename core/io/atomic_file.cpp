@@ -2,18 +2,57 @@
 
 #include "gigaseg/core/error.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 namespace gigaseg {
 namespace {
 std::atomic<unsigned> temp_counter{0};
+
+// The temporaries being written, for remove_temporary_outputs: a slot is claimed (1) while its
+// path is copied in, live (2) once complete, free (0) again after commit or removal.
+struct TemporarySlot {
+  std::atomic<int> state{0};
+  char path[PATH_MAX];
+};
+TemporarySlot temporary_slots[256];
+
+int track_temporary(std::string const& path) {
+  if (path.size() >= PATH_MAX) return -1;
+  for (int i = 0; i < int(sizeof temporary_slots / sizeof temporary_slots[0]); ++i) {
+    int expected = 0;
+    if (temporary_slots[i].state.compare_exchange_strong(expected, 1)) {
+      std::memcpy(temporary_slots[i].path, path.c_str(), path.size() + 1);
+      temporary_slots[i].state.store(2);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void untrack_temporary(int slot) {
+  if (slot >= 0) temporary_slots[slot].state.store(0);
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "host";
+  for (char* c = name; *c != '\0'; ++c)
+    if (*c == '/' || *c == '-' || *c == '.') *c = '_';  // one field of the temporary's name
+  return name;
+}
 
 std::string parent_folder(std::string const& path) {
   auto const slash = path.find_last_of('/');
@@ -21,6 +60,43 @@ std::string parent_folder(std::string const& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 }  // namespace
+
+void remove_temporary_outputs() noexcept {
+  for (auto& slot : temporary_slots)
+    if (slot.state.load() == 2) ::unlink(slot.path);
+}
+
+int remove_stale_temporaries(std::string const& folder) {
+  static std::string const marker = ".gigaseg-" + host_name() + "-";
+  DIR* dir = ::opendir(folder.c_str());
+  if (dir == nullptr) return 0;
+  int removed = 0;
+  while (dirent const* entry = ::readdir(dir)) {
+    std::string const name = entry->d_name;
+    // .NAME.gigaseg-HOST-PID-N.tmp, HOST this host's
+    std::size_t const at = name.rfind(marker);
+    if (name.size() < 5 || name[0] != '.' || at == std::string::npos || name.compare(name.size() - 4, 4, ".tmp") != 0)
+      continue;
+    char* end = nullptr;
+    long const pid = std::strtol(name.c_str() + at + marker.size(), &end, 10);
+    if (pid <= 0 || end == nullptr || *end != '-') continue;
+    if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    if (::unlink((folder + "/" + name).c_str()) == 0) ++removed;
+  }
+  ::closedir(dir);
+  return removed;
+}
+
+void throw_write_failure(std::string const& path, std::string const& what, int error_number) {
+  struct statvfs space {};
+  bool const full = ::statvfs(parent_folder(path).c_str(), &space) == 0 && space.f_bavail == 0;
+  if (error_number == ENOSPC || (full && error_number != EDQUOT && error_number != EFBIG))
+    GIGASEG_THROW(ErrorKind::resource, path, "no space left on device");
+  if (error_number == EDQUOT) GIGASEG_THROW(ErrorKind::resource, path, "disk quota exceeded");
+  if (error_number == EFBIG) GIGASEG_THROW(ErrorKind::resource, path, "file too large for this file system or limit");
+  GIGASEG_THROW(ErrorKind::input, path,
+                what + (error_number != 0 ? std::string(": ") + std::strerror(error_number) : ""));
+}
 
 AtomicOutput::AtomicOutput(std::string final_path) : final_path_(std::move(final_path)) {
   GIGASEG_REQUIRE(!final_path_.empty(), ErrorKind::usage, "output", "empty output path");
@@ -31,14 +107,23 @@ AtomicOutput::AtomicOutput(std::string final_path) : final_path_(std::move(final
   struct stat target {};
   GIGASEG_REQUIRE(::stat(final_path_.c_str(), &target) != 0 || !S_ISDIR(target.st_mode), ErrorKind::input, final_path_,
                   "is a folder, not a file");
+  {
+    static std::mutex mutex;
+    static std::set<std::string> cleaned;  // folders whose stale temporaries are gone
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cleaned.insert(folder).second) remove_stale_temporaries(folder);
+  }
   auto const slash = final_path_.find_last_of('/');
   std::string const name = slash == std::string::npos ? final_path_ : final_path_.substr(slash + 1);
+  static std::string const host = host_name();
   temp_path_ = (folder == "." && slash == std::string::npos ? std::string() : folder + "/") + "." + name + ".gigaseg-" +
-               std::to_string(::getpid()) + "-" + std::to_string(temp_counter++) + ".tmp";
+               host + "-" + std::to_string(::getpid()) + "-" + std::to_string(temp_counter++) + ".tmp";
+  slot_ = track_temporary(temp_path_);
 }
 
 AtomicOutput::~AtomicOutput() {
   if (!committed_) std::remove(temp_path_.c_str());
+  untrack_temporary(slot_);
 }
 
 void AtomicOutput::commit() {
@@ -48,20 +133,23 @@ void AtomicOutput::commit() {
   int const synced = ::fsync(fd);
   int const sync_errno = errno;
   ::close(fd);
-  GIGASEG_REQUIRE(synced == 0, ErrorKind::input, final_path_,
-                  std::string("cannot flush output: ") + std::strerror(sync_errno));
+  if (synced != 0) throw_write_failure(final_path_, "cannot flush output", sync_errno);
   GIGASEG_REQUIRE(std::rename(temp_path_.c_str(), final_path_.c_str()) == 0, ErrorKind::input, final_path_,
                   std::string("cannot rename output into place: ") + std::strerror(errno));
   committed_ = true;
+  untrack_temporary(slot_);
+  slot_ = -1;
 }
 
 void write_text_file(std::string const& path, std::string const& contents) {
   AtomicOutput output(path);
   std::FILE* file = std::fopen(output.temp_path().c_str(), "wb");
   GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::string("cannot create: ") + std::strerror(errno));
+  errno = 0;
   bool const written = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
+  int const write_errno = errno;
   bool const closed = std::fclose(file) == 0;
-  GIGASEG_REQUIRE(written && closed, ErrorKind::input, path, std::string("write failed: ") + std::strerror(errno));
+  if (!written || !closed) throw_write_failure(path, "write failed", written ? errno : write_errno);
   output.commit();
 }
 

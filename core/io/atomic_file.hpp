@@ -2,6 +2,12 @@
 // Outputs are written under a temporary name in the destination's folder and renamed over the
 // final name only once complete (rename is atomic within a file system), so a crash, a full disk
 // or an error never leaves a partial file where the user expects a result.
+//
+// A temporary is named `.NAME.gigaseg-HOST-PID-N.tmp`. The temporaries alive in this process can
+// be removed from a signal handler (remove_temporary_outputs); those a killed process left behind
+// (SIGKILL, a node that died) are removed by the next process on the same host that writes into
+// the same folder, once it sees their process is gone. Temporaries of other hosts are left alone:
+// a folder on a shared file system may be written from several nodes at once.
 #include <string>
 
 namespace gigaseg {
@@ -24,7 +30,24 @@ class AtomicOutput {
   std::string final_path_;
   std::string temp_path_;
   bool committed_ = false;
+  int slot_ = -1;  // this temporary's entry for remove_temporary_outputs
 };
+
+// Throws the error of a failed write of the output `path`, whose folder holds the temporary file:
+// a resource error (exit code 4) saying "no space left on device" (or "disk quota exceeded",
+// "file too large") when `error_number` says so or the folder's file system has no space left,
+// else an input error (exit code 3) with `what` and the system's reason.
+[[noreturn]] void throw_write_failure(std::string const& path, std::string const& what, int error_number);
+
+// Removes every temporary output of this process that is still being written. Async-signal-safe
+// (only unlink(2) on preallocated paths): meant for a SIGINT or SIGTERM handler, which then ends the
+// process. Up to 256 temporaries at once are tracked; beyond that the oldest stay on disk until a
+// later run removes them.
+void remove_temporary_outputs() noexcept;
+
+// Removes the temporaries in `folder` that processes of this host left behind (their process no
+// longer exists); returns how many. AtomicOutput calls it once per folder and process.
+int remove_stale_temporaries(std::string const& folder);
 
 // Writes `contents` to `path` atomically (CSV tables, JSON reports).
 void write_text_file(std::string const& path, std::string const& contents);

@@ -10,6 +10,13 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace gigaseg {
 
@@ -49,26 +56,118 @@ char const* to_string(ImageFormat format) noexcept {
   return "?";
 }
 
-ImageFormat detect_format(std::string const& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-  GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::strerror(errno));
-  unsigned char magic[8] = {};
-  std::size_t const got = std::fread(magic, 1, sizeof magic, file.get());
+namespace {
+
+ImageFormat format_of(unsigned char const* magic, std::size_t got) {
   static unsigned char const png_signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   if (got == 8 && std::memcmp(magic, png_signature, 8) == 0) return ImageFormat::png;
   // Classic TIFF has version 42 after the byte-order mark, BigTIFF 43.
   if (got >= 4 && ((magic[0] == 'I' && magic[1] == 'I' && (magic[2] == 42 || magic[2] == 43) && magic[3] == 0) ||
                    (magic[0] == 'M' && magic[1] == 'M' && magic[2] == 0 && (magic[3] == 42 || magic[3] == 43))))
     return ImageFormat::tiff;
-  if (got >= 2 && magic[0] == 'P' && std::strchr("2356", magic[1]) != nullptr && magic[1] != 0) return ImageFormat::pnm;
-  GIGASEG_THROW(ErrorKind::input, path, got == 0 ? "file is empty" : "not a PNG, TIFF or PGM/PPM file");
+  if (got >= 2 && magic[0] == 'P' && magic[1] != 0 && std::strchr("2356", magic[1]) != nullptr) return ImageFormat::pnm;
+  throw std::invalid_argument(got == 0 ? "file is empty" : "not a PNG, TIFF or PGM/PPM file");
 }
 
+// Where a reader finds the bytes of `path`: the path itself for a regular file; for a pipe, a
+// FIFO or a character device (`/dev/stdin`, `<(command)`), which can be read only once and not
+// seeked, a copy of the whole stream in an anonymous memory file, read through /proc/self/fd.
+// A directory or a missing file fails here, with the system's words.
+class InputSource {
+ public:
+  explicit InputSource(std::string const& path) : path_(path) {
+    struct stat st {};
+    GIGASEG_REQUIRE(::stat(path.c_str(), &st) == 0, ErrorKind::input, path, std::strerror(errno));
+    GIGASEG_REQUIRE(!S_ISDIR(st.st_mode), ErrorKind::input, path, "is a directory, not an image file");
+    if (S_ISREG(st.st_mode)) {
+      open_path_ = path;
+      return;
+    }
+    copy_stream();
+  }
+  ~InputSource() {
+    if (copy_ >= 0) ::close(copy_);
+  }
+  InputSource(InputSource const&) = delete;
+  InputSource& operator=(InputSource const&) = delete;
+
+  std::string const& open_path() const { return open_path_; }
+  ImageFormat format() const {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(open_path_.c_str(), "rb"), &std::fclose);
+    GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path_, std::strerror(errno));
+    unsigned char magic[8] = {};
+    std::size_t const got = std::fread(magic, 1, sizeof magic, file.get());
+    GIGASEG_REQUIRE(!std::ferror(file.get()), ErrorKind::input, path_, std::strerror(errno));
+    try {
+      return format_of(magic, got);
+    } catch (std::invalid_argument const& e) {
+      GIGASEG_THROW(ErrorKind::input, path_, e.what());
+    }
+  }
+
+ private:
+  void copy_stream() {
+    int const in = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    GIGASEG_REQUIRE(in >= 0, ErrorKind::input, path_, std::strerror(errno));
+    copy_ = ::memfd_create("gigaseg-input", MFD_CLOEXEC);
+    if (copy_ < 0) {
+      int const e = errno;
+      ::close(in);
+      GIGASEG_THROW(ErrorKind::resource, path_, std::string("cannot hold a copy of the stream: ") + std::strerror(e));
+    }
+    std::vector<unsigned char> buffer(1 << 20);
+    std::size_t total = 0;
+    for (;;) {
+      ssize_t const n = ::read(in, buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        int const e = errno;
+        ::close(in);
+        GIGASEG_THROW(ErrorKind::input, path_, std::strerror(e));
+      }
+      if (n == 0) break;
+      // An endless stream that is no image (/dev/zero, /dev/urandom) fails on its first bytes.
+      if (total == 0) {
+        try {
+          (void)format_of(buffer.data(), std::min<std::size_t>(std::size_t(n), 8));
+        } catch (std::invalid_argument const& e) {
+          if (n >= 8) {
+            ::close(in);
+            GIGASEG_THROW(ErrorKind::input, path_, e.what());
+          }
+        }
+      }
+      for (ssize_t done = 0; done < n;) {
+        ssize_t const w = ::write(copy_, buffer.data() + done, std::size_t(n - done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) {
+          int const e = errno;
+          ::close(in);
+          GIGASEG_THROW(ErrorKind::resource, path_,
+                        std::string("cannot hold a copy of the stream: ") + std::strerror(e));
+        }
+        done += w;
+      }
+      total += std::size_t(n);
+    }
+    ::close(in);
+    open_path_ = "/proc/self/fd/" + std::to_string(copy_);
+  }
+
+  std::string path_, open_path_;
+  int copy_ = -1;
+};
+
+}  // namespace
+
+ImageFormat detect_format(std::string const& path) { return InputSource(path).format(); }
+
 AnyHostImage read_image(std::string const& path) {
-  switch (detect_format(path)) {
-    case ImageFormat::png: return detail::read_png(path);
-    case ImageFormat::tiff: return detail::read_tiff(path);
-    case ImageFormat::pnm: return detail::read_pnm(path);
+  InputSource const source(path);
+  switch (source.format()) {
+    case ImageFormat::png: return detail::read_png(path, source.open_path());
+    case ImageFormat::tiff: return detail::read_tiff(path, source.open_path());
+    case ImageFormat::pnm: return detail::read_pnm(path, source.open_path());
   }
   GIGASEG_THROW(ErrorKind::internal, path, "unreachable format");
 }

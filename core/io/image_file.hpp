@@ -32,8 +32,9 @@ struct WriteOptions {
   index_t tiff_tile = 0;       // write TIFF in square tiles of this size (multiple of 16); 0: strips
 };
 
-// Reads `path`. Throws Error(input) if it is missing, unreadable, truncated, corrupt or holds a
-// pixel layout gigaseg does not support; Error(resource) if the image does not fit in memory.
+// Reads `path`. Throws Error(input) if it is missing, a directory, unreadable, truncated, corrupt
+// or holds a pixel layout gigaseg does not support; Error(resource) if the image does not fit in
+// memory. A pipe, FIFO or `/dev/stdin` is read once, into memory, then decoded.
 AnyHostImage read_image(std::string const& path);
 ImageFormat detect_format(std::string const& path);
 
@@ -52,9 +53,11 @@ ImageFormat format_for_extension(std::string const& path);
 namespace detail {
 // Throws Error(resource) naming `path` when w x h passes read_pixel_limit().
 void check_read_size(std::string const& path, index_t w, index_t h, char const* what = "image");
-AnyHostImage read_png(std::string const& path);
-AnyHostImage read_tiff(std::string const& path);
-AnyHostImage read_pnm(std::string const& path);
+// The readers name `path` in their errors and read the bytes at `source` (empty: `path` itself);
+// read_image passes a copy of a pipe's stream as `source`.
+AnyHostImage read_png(std::string const& path, std::string const& source = {});
+AnyHostImage read_tiff(std::string const& path, std::string const& source = {});
+AnyHostImage read_pnm(std::string const& path, std::string const& source = {});
 void write_png(std::string const& temp_path, std::string const& path, AnyHostImage const& image);
 void write_tiff(std::string const& temp_path, std::string const& path, AnyHostImage const& image,
                 WriteOptions const& options);

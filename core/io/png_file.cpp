@@ -1,6 +1,7 @@
 // PNG through libpng's classic API. libpng reports errors by longjmp; each setjmp below guards a
 // function whose locals are all trivially destructible, so no C++ destructor is ever jumped over.
 #include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 
 #include <png.h>
@@ -112,8 +113,8 @@ bool write_all(png_structp png, png_infop info, std::FILE* file, png_uint_32 wid
 
 }  // namespace
 
-AnyHostImage read_png(std::string const& path) {
-  FileHandle file(std::fopen(path.c_str(), "rb"), &std::fclose);
+AnyHostImage read_png(std::string const& path, std::string const& source) {
+  FileHandle file(std::fopen((source.empty() ? path : source).c_str(), "rb"), &std::fclose);
   GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::strerror(errno));
   unsigned char signature[8];
   GIGASEG_REQUIRE(std::fread(signature, 1, 8, file.get()) == 8 && png_sig_cmp(signature, 0, 8) == 0, ErrorKind::input,
@@ -165,10 +166,11 @@ void write_png(std::string const& temp_path, std::string const& path, AnyHostIma
   GIGASEG_REQUIRE(structs.png != nullptr, ErrorKind::resource, path, "libpng: out of memory");
   structs.info = png_create_info_struct(structs.png);
   GIGASEG_REQUIRE(structs.info != nullptr, ErrorKind::resource, path, "libpng: out of memory");
+  errno = 0;
   if (!write_all(structs.png, structs.info, file.get(), png_uint_32(w), png_uint_32(h), depth, color, rows.data()))
-    GIGASEG_THROW(ErrorKind::input, path, std::string("cannot write PNG: ") + error.message);
-  GIGASEG_REQUIRE(std::fclose(file.release()) == 0, ErrorKind::input, path,
-                  std::string("write failed: ") + std::strerror(errno));
+    throw_write_failure(path, std::string("cannot write PNG (") + error.message + ")", errno);
+  errno = 0;
+  if (std::fclose(file.release()) != 0) throw_write_failure(path, "write failed", errno);
 }
 
 }  // namespace gigaseg::detail

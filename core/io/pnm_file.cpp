@@ -2,6 +2,7 @@
 // of header and a raster, so it is read here directly; every read is bounds-checked, and a short
 // or malformed file is an input error naming the file.
 #include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 
 #include <cerrno>
@@ -97,8 +98,8 @@ AnyHostImage read_raster(PnmReader& in, bool ascii, index_t w, index_t h, unsign
 
 }  // namespace
 
-AnyHostImage read_pnm(std::string const& path) {
-  FileHandle file(std::fopen(path.c_str(), "rb"), &std::fclose);
+AnyHostImage read_pnm(std::string const& path, std::string const& source) {
+  FileHandle file(std::fopen((source.empty() ? path : source).c_str(), "rb"), &std::fclose);
   GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::strerror(errno));
   char magic[2];
   GIGASEG_REQUIRE(std::fread(magic, 1, 2, file.get()) == 2 && magic[0] == 'P', ErrorKind::input, path,
@@ -146,6 +147,7 @@ void write_pnm(std::string const& temp_path, std::string const& path, AnyHostIma
   FileHandle file(std::fopen(temp_path.c_str(), "wb"), &std::fclose);
   GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::string("cannot create: ") + std::strerror(errno));
   index_t const w = width(image), h = height(image);
+  errno = 0;
   bool ok = std::fprintf(file.get(), "%s\n%lld %lld\n%d\n", colour ? "P6" : "P5", (long long)w, (long long)h,
                          type == PixelType::u16 ? 65535 : 255) > 0;
   std::vector<unsigned char> row_bytes(std::size_t(w) * (type == PixelType::u8 ? 1 : type == PixelType::u16 ? 2 : 3));
@@ -166,8 +168,9 @@ void write_pnm(std::string const& temp_path, std::string const& path, AnyHostIma
         image);
     ok = std::fwrite(row_bytes.data(), 1, row_bytes.size(), file.get()) == row_bytes.size();
   }
-  ok = (std::fclose(file.release()) == 0) && ok;
-  GIGASEG_REQUIRE(ok, ErrorKind::input, path, std::string("write failed: ") + std::strerror(errno));
+  int const write_errno = errno;
+  bool const closed = std::fclose(file.release()) == 0;
+  if (!ok || !closed) throw_write_failure(path, "write failed", ok ? errno : write_errno);
 }
 
 }  // namespace gigaseg::detail

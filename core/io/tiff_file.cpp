@@ -1,16 +1,21 @@
 // TIFF through libtiff: strips or tiles, classic or BigTIFF, 8/16/32-bit unsigned and 32-bit
 // float samples, gray, RGB, palette and JPEG-compressed YCbCr (what slide scanners write).
 #include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 
 #include <tiffio.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace gigaseg::detail {
 namespace {
@@ -42,9 +47,31 @@ struct TiffCloser {
 };
 using TiffHandle = std::unique_ptr<TIFF, TiffCloser>;
 
-[[noreturn]] void fail(std::string const& path, std::string const& what) {
+// A failed write: errno as the failing write() left it says whether the disk was full.
+[[noreturn]] void fail_write(std::string const& path, std::string const& what) {
+  int const error_number = errno;
   std::string reason = what;
   if (tiff_message[0] != '\0') reason += std::string(" (") + tiff_message + ")";
+  throw_write_failure(path, reason, error_number);
+}
+
+// libtiff's last message, with a failed read's byte count (a negative size libtiff prints as an
+// unsigned 64-bit number, "got 18446744073709551560 bytes, expected 4096") said in words.
+std::string tiff_detail() {
+  std::string message = tiff_message;
+  auto const got = message.find("got ");
+  if (got != std::string::npos) {
+    auto const end = message.find(" bytes", got);
+    std::string const count = end == std::string::npos ? "" : message.substr(got + 4, end - got - 4);
+    if (count.size() >= 19 && count.find_first_not_of("0123456789") == std::string::npos)
+      message.replace(got, std::string::npos, "the file ends before the data");
+  }
+  return message;
+}
+
+[[noreturn]] void fail(std::string const& path, std::string const& what) {
+  std::string reason = what;
+  if (tiff_message[0] != '\0') reason += " (" + tiff_detail() + ")";
   GIGASEG_THROW(ErrorKind::input, path, reason);
 }
 
@@ -125,10 +152,16 @@ AnyHostImage decode(TIFF* tif, Layout const& layout, std::string const& path) {
 
 }  // namespace
 
-AnyHostImage read_tiff(std::string const& path) {
+AnyHostImage read_tiff(std::string const& path, std::string const& source) {
   HandlerScope handlers;
-  TiffHandle tif(TIFFOpen(path.c_str(), "r"));
-  if (!tif) fail(path, "cannot open as TIFF");
+  // Opened by descriptor so that libtiff's messages name `path`, not the source's.
+  int const fd = ::open((source.empty() ? path : source).c_str(), O_RDONLY | O_CLOEXEC);
+  GIGASEG_REQUIRE(fd >= 0, ErrorKind::input, path, std::strerror(errno));
+  TiffHandle tif(TIFFFdOpen(fd, path.c_str(), "r"));
+  if (!tif) {
+    ::close(fd);
+    fail(path, "cannot open as TIFF");
+  }
   Layout layout;
   TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &layout.width);
   TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &layout.height);
@@ -200,7 +233,7 @@ void write_tiff(std::string const& temp_path, std::string const& path, AnyHostIm
   // Classic TIFF addresses 4 GiB; leave room for the directory and strip tables.
   bool const big = options.force_bigtiff || row_bytes * h > (index_t(1) << 32) - (index_t(64) << 20);
   TiffHandle tif(TIFFOpen(temp_path.c_str(), big ? "w8" : "w"));
-  if (!tif) fail(path, "cannot create");
+  if (!tif) fail_write(path, "cannot create");
   int const samples = type == PixelType::rgb8 ? 3 : 1;
   int const bits = type == PixelType::rgb8 ? 8 : bytes_per_pixel(type) * 8;
   TIFFSetField(tif.get(), TIFFTAG_IMAGEWIDTH, std::uint32_t(w));
@@ -228,7 +261,7 @@ void write_tiff(std::string const& temp_path, std::string const& path, AnyHostIm
         for (index_t r = 0; r < ch; ++r)
           std::memcpy(buffer.data() + r * tile * pixel, row_of(y + r) + x * pixel, std::size_t(cw * pixel));
         if (TIFFWriteTile(tif.get(), buffer.data(), std::uint32_t(x), std::uint32_t(y), 0, 0) < 0)
-          fail(path, "cannot write tile");
+          fail_write(path, "cannot write tile");
       }
   } else {
     // About 1 MiB strips: few enough entries for huge images, small enough to stream.
@@ -240,13 +273,14 @@ void write_tiff(std::string const& temp_path, std::string const& path, AnyHostIm
       for (index_t r = 0; r < rows; ++r)
         std::memcpy(buffer.data() + r * row_bytes, row_of(y + r), std::size_t(row_bytes));
       if (TIFFWriteEncodedStrip(tif.get(), tstrip_t(strip), buffer.data(), tmsize_t(rows * row_bytes)) < 0)
-        fail(path, "cannot write strip " + std::to_string(strip));
+        fail_write(path, "cannot write strip " + std::to_string(strip));
     }
   }
-  if (!TIFFWriteDirectory(tif.get())) fail(path, "cannot write TIFF directory");
+  if (!TIFFWriteDirectory(tif.get())) fail_write(path, "cannot write TIFF directory");
   TIFF* raw = tif.release();
+  errno = 0;
   TIFFClose(raw);
-  if (tiff_message[0] != '\0') fail(path, "write failed");
+  if (tiff_message[0] != '\0') fail_write(path, "write failed");
 }
 
 }  // namespace gigaseg::detail

@@ -63,7 +63,7 @@ CellsResult segment_cells(ExecSpace const& space,
       "gigaseg::cells::count_background", Kokkos::RangePolicy<ExecSpace>(space, 0, width * height),
       KOKKOS_LAMBDA(index_t i, index_t & n) { n += mask(i / width, i % width) == 0 ? 1 : 0; }, background);
   ScratchImage<float, ExecSpace> const distance_memory(space, "gigaseg::cells::distance", width, height);
-  ScratchImage<std::int64_t, ExecSpace> const squared_memory(space, "gigaseg::cells::squared", width, height);
+  ScratchImage<std::int64_t, ExecSpace> const squared_memory(space, "gigaseg::cells::squared_distances", width, height);
   auto const& distance = distance_memory.view();
   auto const& squared = squared_memory.view();
   if (background == 0 || background == width * height) {
