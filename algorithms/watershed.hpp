@@ -2,20 +2,22 @@
 // Marker-based watershed by flooding with the semantics of
 // skimage.segmentation.watershed(relief, markers, connectivity, mask): every unlabelled pixel
 // inside the mask takes the label of the marker whose flood reaches it first, the flood always
-// advancing from the lowest relief value on its front.
+// advancing from the lowest relief value on its front. Pixels outside the mask get 0 and are
+// never flooded (markers there are dropped); pixels no flood reaches keep 0.
 //
-// watershed_flood() is the serial priority flood that defines the result (the test reference):
-//  - the markers inside the mask are pushed in raster order; pixels outside the mask get 0 and
-//    are never flooded (markers there are dropped);
-//  - the front is a priority queue ordered by (relief value, age), age counting pushes: equal
-//    values leave in the order they entered (FIFO), markers in raster order first;
-//    (8/16-bit reliefs use one FIFO bucket per value, the same order);
-//  - a popped pixel labels every unlabelled neighbour inside the image and the mask with its own
-//    label and pushes it (neighbours in raster order: up-left, up, up-right, left, right,
-//    down-left, down, down-right, the 4-neighbourhood keeping its four).
-// Where relief values are distinct the result does not depend on the tie rules at all and equals
-// scikit-image's; on plateaus scikit-image's heap (all markers at age 0, sift order) can break
-// some ties differently.
+// One tie rule on every backend and path, so the labels are the same bit for bit: the flood
+// takes pixels in the order of a 64-bit key (algorithms/detail/watershed_key.hpp): the flooding
+// level (the minimax relief along a path from a marker); then, inside a plateau at that level,
+// the number of steps from where the flood rose onto it (nearer first); then the level it rose
+// from (lower first); then steps into pits below the level. A pixel takes the label of the
+// neighbour its key came from, the smallest (key, raster index) among them. Where relief values
+// are distinct this is scikit-image's result exactly; on plateaus scikit-image follows its heap's
+// order (markers all at age 0, sift order), and agrees on most pixels (tests/test_watershed.cpp
+// reports how many on the golden cases).
+//
+// watershed_flood() computes the rule serially (a priority flood over the keys, the test
+// reference); watershed() on a backend computes it in parallel (portable: a relaxation of the
+// keys to their fixpoint, then parents and pointer jumping) or with a backend's tuned flood.
 #include "gigaseg/algorithms/label_types.hpp"
 #include "gigaseg/algorithms/watershed_types.hpp"
 #include "gigaseg/core/image.hpp"
@@ -36,13 +38,10 @@ void watershed_flood(ImageView<T const, Kokkos::HostSpace> const& relief,
                      ImageView<Label, Kokkos::HostSpace> const& out, WatershedParams const& params = {},
                      ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask = {});
 
-// The watershed on any backend. Portable path: the parallel minimum-path formulation
-// (algorithms/detail/watershed_portable.hpp), the same labels as watershed_flood() wherever relief values are
-// distinct; on plateaus the flood's first-in-first-out order is followed by counting steps at the
-// plateau's level, so a few tie pixels can differ. Tuned path on OpenMP: watershed_flood() itself
-// (one thread; O(1) a pixel with a bucket per value for 8/16-bit reliefs), per connected component
-// of the mask on the threads where there is a mask (backends/openmp/watershed_openmp.cpp).
-// Deterministic on every backend and run.
+// The watershed on any backend, the labels of watershed_flood() on every one. Portable path: the
+// keys relaxed in parallel to their fixpoint (algorithms/detail/watershed_portable.hpp). Tuned
+// path on OpenMP: watershed_flood() itself, per connected component of the mask on the threads
+// where there is a mask (backends/openmp/watershed_openmp.cpp).
 template <class ExecSpace, class T>
 void watershed(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& relief,
                ImageView<Label const, typename ExecSpace::memory_space> const& markers,

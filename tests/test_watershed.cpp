@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <numeric>
@@ -262,6 +264,70 @@ TYPED_TEST(WatershedOnBackend, EqualsTheFloodOnDistinctReliefs) {
         }
       }
   }
+}
+
+// Plateaus everywhere: reliefs of a few levels (random noise, quantised ramps and bowls, flat
+// images with pits, one level), 8-bit, 16-bit and float, markers scattered and in blobs, with and
+// without a mask, 4- and 8-connected. Every path on every backend must give the flood's labels
+// bit for bit (the tie rule is one, detail/watershed_key.hpp).
+template <class T>
+HostImage<T> plateau_relief(int kind, index_t w, index_t h, std::mt19937_64& rng) {
+  HostImage<T> relief("relief", w, h);
+  for (index_t y = 0; y < h; ++y)
+    for (index_t x = 0; x < w; ++x) {
+      double v = 0;
+      switch (kind) {
+        case 0: v = double(rng() % 3); break;                                                 // noise of 3 levels
+        case 1: v = double((x + 2 * y) / 17 % 5); break;                                      // quantised ramps
+        case 2: v = std::floor(std::hypot(double(x - w / 2), double(y - h / 3)) / 9); break;  // bowl
+        case 3: v = rng() % 97 == 0 ? 0.0 : 6.0; break;                                       // flat with pits
+        default: v = 4; break;                                                                // one level
+      }
+      relief(y, x) = T(v);
+    }
+  return relief;
+}
+
+TYPED_TEST(WatershedOnBackend, EqualsTheFloodOnPlateaus) {
+  TypeParam space;
+  std::mt19937_64 rng(2026);
+  auto check = [&](auto const& relief, char const* type, int kind) {
+    index_t const w = relief.width(), h = relief.height();
+    HostImage<Label> markers("markers", w, h);
+    for (index_t y = 0; y < h; ++y)
+      for (index_t x = 0; x < w; ++x) markers(y, x) = 0;
+    for (Label l = 1; l <= 9; ++l) {  // blobs of 1 to 3 x 3 pixels, some touching the border
+      index_t const cy = index_t(rng() % std::uint64_t(h)), cx = index_t(rng() % std::uint64_t(w));
+      int const r = int(rng() % 2);
+      for (index_t y = std::max<index_t>(0, cy - r); y <= std::min(h - 1, cy + r); ++y)
+        for (index_t x = std::max<index_t>(0, cx - r); x <= std::min(w - 1, cx + r); ++x) markers(y, x) = l;
+    }
+    auto const mask = test::random_mask(w, h, 0.85, 3);
+    for (int connectivity : {4, 8})
+      for (bool with_mask : {false, true}) {
+        HostImage<std::uint8_t> const m = with_mask ? mask : HostImage<std::uint8_t>();
+        HostImage<Label> expected("expected", w, h);
+        using T = typename std::decay_t<decltype(relief)>::value_type;
+        watershed_flood(HostImage<T const>(relief), HostImage<Label const>(markers), expected,
+                        WatershedParams{connectivity}, HostImage<std::uint8_t const>(m));
+        index_t labelled = 0;
+        for (index_t y = 0; y < h; ++y)
+          for (index_t x = 0; x < w; ++x) labelled += expected(y, x) != 0;
+        if (w > 1 && h > 1) EXPECT_GT(labelled, (w * h) / 4) << "the flood reaches most pixels";
+        for (Path path : {Path::portable, Path::automatic}) {
+          auto const ours = parallel(space, relief, markers, connectivity, m, path);
+          EXPECT_EQ(test::count_differences(ours, expected), 0)
+              << type << " kind " << kind << " " << w << "x" << h << " connectivity " << connectivity
+              << (with_mask ? " masked" : "") << " path " << to_string(path);
+        }
+      }
+  };
+  for (auto [w, h] : {std::pair<index_t, index_t>{1, 50}, {71, 1}, {93, 61}, {170, 120}})
+    for (int kind = 0; kind < 5; ++kind) {
+      check(plateau_relief<std::uint8_t>(kind, w, h, rng), "u8", kind);
+      check(plateau_relief<std::uint16_t>(kind, w, h, rng), "u16", kind);
+      check(plateau_relief<float>(kind, w, h, rng), "float", kind);
+    }
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // Tuned watershed for the OpenMP backend (see watershed_openmp.cpp): the serial flood
 // (algorithms/watershed.hpp) run per connected component of the mask, components spread over the
 // threads. Components cannot interact (flooding never crosses the mask), so the labels are the
-// serial flood's exactly. Without a mask, or for float reliefs, the serial flood of the whole image.
+// serial flood's exactly. Without a mask, the serial flood of the whole image.
 #include "gigaseg/algorithms/label_types.hpp"
 #include "gigaseg/algorithms/watershed.hpp"
 #include "gigaseg/algorithms/watershed_types.hpp"
@@ -16,8 +16,9 @@
 namespace gigaseg {
 namespace tuned {
 
-// False, doing nothing, when there is no mask or the relief is float (then the caller floods the
-// whole image with watershed_flood()).
+// The flood of watershed_flood() per connected component of the mask, the components spread over
+// the threads. False, doing nothing, when there is no mask (then the caller floods the whole image
+// with watershed_flood()).
 template <class T>
 bool watershed(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace> const& relief,
                ImageView<Label const, Kokkos::HostSpace> const& markers, ImageView<Label, Kokkos::HostSpace> const& out,
