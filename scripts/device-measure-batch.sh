@@ -11,7 +11,7 @@
 #  - compute-sanitizer memcheck and racecheck over a small batch on 2 and 3 streams (SANITIZE=0 skips
 #    them, SAN_STREAMS="2" takes one stream count, SAN_TIMEOUT the seconds a run).
 set -u
-export LD_LIBRARY_PATH=$PWD/.devbuild/lib GIGASEG_TEST_DATA=$PWD/tests/data
+export LD_LIBRARY_PATH=$PWD/.devbuild/lib GIGASEG_TEST_DATA=$PWD/tests/data GIGASEG_PHOTOS=$PWD/.devbuild/photos
 G=$PWD/.devbuild/gigaseg
 report=$OUT/report.txt
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)

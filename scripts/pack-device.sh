@@ -15,6 +15,11 @@ done
 strip "$out"/gigaseg_tests "$out"/gigaseg "$out"/bench_* 2>/dev/null || true  # the carry limit is 64 MiB
 cp -r "$root/tests/cli" "$out/cli"
 cp "$root/perf/report.py" "$out/"
+# The cross-backend test's photographs (python3-skimage's samples; GIGASEG_PHOTOS=.devbuild/photos).
+mkdir -p "$out/photos"
+for photo in camera coins cell astronaut ihc; do
+  cp "/usr/lib/python3/dist-packages/skimage/data/$photo.png" "$out/photos/"
+done
 cp -r "$root/perf/peers" "$out/peers"
 for exe in "$out"/gigaseg_tests "$out"/gigaseg "$out"/bench_*; do
   [ -x "$exe" ] || continue
