@@ -230,7 +230,10 @@ void add_watershed_inputs(Inputs& in) {
 }
 
 Inputs from_gray(std::string const& name, HostImage<std::uint8_t> const& gray) {
-  Inputs in{name, gray, HostImage<Rgb8>("colour", gray.width(), gray.height())};
+  Inputs in;
+  in.name = name;
+  in.gray = gray;
+  in.colour = HostImage<Rgb8>("colour", gray.width(), gray.height());
   for (index_t y = 0; y < gray.height(); ++y)
     for (index_t x = 0; x < gray.width(); ++x) {
       std::uint8_t const v = gray(y, x);

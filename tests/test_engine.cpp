@@ -24,7 +24,9 @@ GIGASEG_BACKEND_TEST_SUITE(Engine);
 
 template <class Space>
 Backend backend_of() {
+#ifdef KOKKOS_ENABLE_SERIAL
   if (std::is_same<Space, Kokkos::Serial>::value) return Backend::serial;
+#endif
   if (std::is_same<Space, Kokkos::OpenMP>::value) return Backend::openmp;
   return Backend::cuda;
 }

@@ -182,8 +182,9 @@ TYPED_TEST(Filters, RejectBadSizesAndMismatchedImages) {
   EXPECT_THROW(gaussian(TypeParam(), ca, b, GaussianParams{}), Error);
   ImageView<float, M> f("f", 7, 8);
   EXPECT_THROW(sobel_magnitude(TypeParam(), ca, f), Error);
-  if (median_path<TypeParam, std::uint8_t>() != Path::tuned)
+  if (median_path<TypeParam, std::uint8_t>() != Path::tuned) {
     EXPECT_THROW(median(TypeParam(), ca, a, 3, FilterParams{Path::tuned}), Error);
+  }
 }
 
 }  // namespace

@@ -70,8 +70,9 @@ TYPED_TEST(Pipelines, CellsFindsEveryCell) {
       bool const alone = seen.insert(l).second;
       // The distance relief splits every touching pair; the gradient relief follows edges, and
       // the pairs' stains differ by only 10 grey levels, so one flood may take both cells.
-      if (relief == CellsRelief::distance)
+      if (relief == CellsRelief::distance) {
         EXPECT_TRUE(alone) << "cell at " << c.x << "," << c.y << " shares region " << l;
+      }
     }
     if (relief == CellsRelief::distance) {
       EXPECT_EQ(result.components, index_t(t.cells.size()));

@@ -313,7 +313,9 @@ TYPED_TEST(WatershedOnBackend, EqualsTheFloodOnPlateaus) {
         index_t labelled = 0;
         for (index_t y = 0; y < h; ++y)
           for (index_t x = 0; x < w; ++x) labelled += expected(y, x) != 0;
-        if (w > 1 && h > 1) EXPECT_GT(labelled, (w * h) / 4) << "the flood reaches most pixels";
+        if (w > 1 && h > 1) {
+          EXPECT_GT(labelled, (w * h) / 4) << "the flood reaches most pixels";
+        }
         for (Path path : {Path::portable, Path::automatic}) {
           auto const ours = parallel(space, relief, markers, connectivity, m, path);
           EXPECT_EQ(test::count_differences(ours, expected), 0)
