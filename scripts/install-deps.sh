@@ -8,6 +8,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   libfftw3-dev libopenmpi-dev
   libopencv-core-dev libopencv-imgproc-dev  # test oracle only
+  libopencv-imgcodecs-dev                   # the command line's peer (perf/opencv_cli_peer.cpp)
   python3-skimage                           # its sample photographs: the cross-backend test's inputs
   clang libclang-rt-14-dev                  # libFuzzer for the readers' fuzzers (scripts/fuzz.sh)
   clang-format-14                           # the format check (scripts/check-format.sh)
