@@ -79,7 +79,13 @@ def main():
                   f"write {g['write']:.1f})  OpenCV {o['wall']:8.1f} ms (read {o['read']:.1f}, compute "
                   f"{o['compute']:.1f}, write {o['write']:.1f})  ratio {o['wall'] / g['wall']:.2f}  "
                   f"bytes {output_bytes['gigaseg']} / {output_bytes['opencv']}", flush=True)
-    json.dump({"results": results}, open(out_json, "w"), indent=1)
+    # Also by "SIZE.OPERATION.SIDE.STAGE" (perf/make_performance.py reads dotted keys): the medians.
+    by_case = {}
+    for r in results:
+        by_case.setdefault(str(r["size"]), {})[r["operation"].split()[0]] = {
+            **r["median_ms"], "bytes": r["output_bytes"]}
+    json.dump({"runs": runs, "threads": threads, "median_ms": by_case, "results": results}, open(out_json, "w"),
+              indent=1)
 
 
 if __name__ == "__main__":
