@@ -9,6 +9,7 @@ out=${OUT:-$root/device-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$dev/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GIGASEG_TEST_DATA=$root/tests/data  # golden files (the tests were built with this machine's path)
+export GIGASEG_PHOTOS=$dev/photos           # the cross-backend test's photographs (pack-device.sh)
 summary=()
 step() { # step NAME COMMAND...: runs it, logs to $out/NAME.log, records pass/fail
   local name=$1; shift
