@@ -13,7 +13,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <new>
@@ -21,14 +20,6 @@
 #include <type_traits>
 
 namespace gigaseg {
-
-namespace detail {
-// Asks the kernel to back the 2 MiB-aligned interior of a fresh host buffer with huge pages
-// (transparent huge pages in "madvise" mode): a freshly allocated 64 MiB image is then touched
-// with 32 page faults instead of 16384, which from a file to a file costs more than many of the
-// algorithms themselves. Does nothing for buffers under 4 MiB or where the system has no THP.
-void advise_huge_pages(void const* data, std::size_t bytes) noexcept;
-}  // namespace detail
 
 using index_t = std::int64_t;  // pixel counts, coordinates and linear indices
 
@@ -73,8 +64,6 @@ class ImageView {
     } catch (std::runtime_error const&) {  // Kokkos 3.x reports some failures this way
       throw_out_of_memory(label, bytes);
     }
-    if constexpr (std::is_same<MemorySpace, Kokkos::HostSpace>::value)
-      detail::advise_huge_pages(storage_.data(), std::size_t(bytes));
     auto const address = reinterpret_cast<std::uintptr_t>(storage_.data());
     offset_ = index_t((row_alignment_bytes - address % row_alignment_bytes) % row_alignment_bytes);
     width_ = width;
@@ -177,8 +166,6 @@ ImageView<T, DstSpace> make_mirror_layout(std::string const& label, ImageView<T 
   } catch (std::exception const&) {
     ImageView<T, DstSpace>::throw_out_of_memory(label, span);
   }
-  if constexpr (std::is_same<DstSpace, Kokkos::HostSpace>::value)
-    detail::advise_huge_pages(mirror.storage_.data(), std::size_t(span));
   mirror.offset_ = 0;
   mirror.width_ = like.width();
   mirror.height_ = like.height();
