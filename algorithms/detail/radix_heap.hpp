@@ -16,8 +16,6 @@ namespace gigaseg::detail {
 template <class Value>
 class RadixHeap {
  public:
-  bool empty() const { return size_ == 0; }
-
   void push(std::uint64_t key, Value value) {  // key >= the last key popped
     buckets_[bucket(key)].emplace_back(key, value);
     ++size_;
