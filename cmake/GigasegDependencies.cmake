@@ -3,6 +3,10 @@ find_package(PkgConfig REQUIRED)
 find_package(TIFF REQUIRED)
 find_package(PNG REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
+# The image writers' own compressors (PNG and TIFF pieces encoded on several threads).
+find_package(ZLIB REQUIRED)
+pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 # FFTW (single precision) for FFT convolution on the host, with its OpenMP threads library.
 pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)
 find_library(FFTW3F_OMP_LIBRARY fftw3f_omp REQUIRED)

@@ -4,9 +4,11 @@
 // earlier file intact and no temporary behind.
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/io/ordered_chunks.hpp"
 #include "tests/generators.hpp"
 
 #include <gtest/gtest.h>
+#include <tiffio.h>
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -16,6 +18,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -123,6 +126,190 @@ TEST_F(ImageFiles, TiffRoundTripsStripsTilesClassicAndBig) {
     }
 }
 
+// A label-like image: runs of equal values, as segmentations have (noise does not compress).
+HostImage<std::uint32_t> blocky_labels(index_t w, index_t h) {
+  HostImage<std::uint32_t> labels("labels", w, h);
+  for (index_t y = 0; y < h; ++y)
+    for (index_t x = 0; x < w; ++x) labels(y, x) = std::uint32_t((y / 7) * 1000 + x / 13);
+  return labels;
+}
+
+struct TiffTags {
+  std::uint16_t compression = 0, predictor = PREDICTOR_NONE;
+  std::uint32_t tile_width = 0;
+};
+TiffTags tags_of(std::string const& file) {
+  TiffTags tags;
+  TIFF* tif = TIFFOpen(file.c_str(), "r");
+  if (tif == nullptr) return tags;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &tags.compression);
+  if (tags.compression != COMPRESSION_NONE) TIFFGetFieldDefaulted(tif, TIFFTAG_PREDICTOR, &tags.predictor);
+  TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tags.tile_width);
+  TIFFClose(tif);
+  return tags;
+}
+
+// Every codec, strips (several of them: 4096-wide rows) and tiles, every pixel type, encoded on
+// one and on three threads: libtiff's own decoders read back the pixels written, and the tags say
+// the codec and the predictor (floating point for float).
+TEST_F(ImageFiles, TiffCompressionRoundTripsOnEveryPath) {
+  struct Size {
+    index_t w, h;
+  };
+  for (int threads : {1, 3})
+    for (TiffCompression compression : {TiffCompression::none, TiffCompression::deflate, TiffCompression::zstd})
+      for (index_t tile : {index_t(0), index_t(16), index_t(48)})
+        for (Size size : {Size{1, 1}, Size{129, 67}, Size{4096, 150}}) {
+          SCOPED_TRACE(std::string(to_string(compression)) + " tile=" + std::to_string(tile) + " threads=" +
+                       std::to_string(threads) + " " + std::to_string(size.w) + "x" + std::to_string(size.h));
+          set_io_threads(threads);
+          WriteOptions options;
+          options.tiff_compression = compression;
+          options.tiff_tile = tile;
+          auto const u8 = test::noise_u8(size.w, size.h, 11);
+          auto const u16 = test::noise_u16(size.w, size.h, 12);
+          auto const f32 = test::noise_f32(size.w, size.h, 13);
+          auto const rgb = test::noise_rgb8(size.w, size.h, 14);
+          auto const labels = blocky_labels(size.w, size.h);
+          write_image(path("a.tif"), u8, options);
+          expect_same(read_image(path("a.tif")), u8);
+          write_image(path("b.tif"), u16, options);
+          expect_same(read_image(path("b.tif")), u16);
+          write_image(path("c.tif"), f32, options);
+          expect_same(read_image(path("c.tif")), f32);
+          write_image(path("d.tif"), rgb, options);
+          expect_same(read_image(path("d.tif")), rgb);
+          write_image(path("e.tif"), labels, options);
+          expect_same(read_image(path("e.tif")), labels);
+          std::uint16_t const scheme = compression == TiffCompression::deflate ? COMPRESSION_ADOBE_DEFLATE
+                                       : compression == TiffCompression::zstd  ? COMPRESSION_ZSTD
+                                                                               : COMPRESSION_NONE;
+          TiffTags const integer = tags_of(path("e.tif")), real = tags_of(path("c.tif"));
+          EXPECT_EQ(integer.compression, scheme);
+          EXPECT_EQ(integer.predictor, scheme == COMPRESSION_NONE ? PREDICTOR_NONE : PREDICTOR_HORIZONTAL);
+          EXPECT_EQ(real.predictor, scheme == COMPRESSION_NONE ? PREDICTOR_NONE : PREDICTOR_FLOATINGPOINT);
+          EXPECT_EQ(integer.tile_width, std::uint32_t(tile));
+        }
+  set_io_threads(0);
+}
+
+TEST_F(ImageFiles, TiffCompressionShrinksLabelsAndTakesLevels) {
+  auto const labels = blocky_labels(4096, 300);
+  WriteOptions options;
+  options.tiff_compression = TiffCompression::none;
+  write_image(path("none.tif"), labels, options);
+  for (TiffCompression compression : {TiffCompression::deflate, TiffCompression::zstd})
+    for (int level : {0, 1, 9}) {
+      options.tiff_compression = compression;
+      options.compression_level = level;
+      write_image(path("c.tif"), labels, options);
+      expect_same(read_image(path("c.tif")), labels);
+      // Runs of equal labels become zeros under the predictor: far smaller than the raw pixels.
+      EXPECT_LT(read_bytes("c.tif").size() * 20, read_bytes("none.tif").size()) << to_string(compression) << level;
+    }
+  options.tiff_compression = TiffCompression::deflate;
+  options.compression_level = 13;
+  try {
+    write_image(path("bad.tif"), labels, options);
+    FAIL() << "deflate level 13 accepted";
+  } catch (Error const& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("12 for deflate"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::ifstream(path("bad.tif")).good());
+}
+
+// Large PNGs on several threads are deflated in independent pieces: the file differs from the
+// one-piece stream libpng writes on one thread, and libpng (which checks every chunk's CRC and the
+// stream's Adler-32) reads back the same pixels from both.
+TEST_F(ImageFiles, PngPiecesOnSeveralThreadsReadBackExactly) {
+  auto const u8 = test::noise_u8(3001, 3003, 21);
+  auto const u16 = test::noise_u16(2100, 2011, 22);
+  auto const rgb = test::noise_rgb8(1709, 1703, 23);
+  HostImage<std::uint8_t> smooth("smooth", 4000, 2500);  // long runs: pieces end mid-match
+  for (index_t y = 0; y < smooth.height(); ++y)
+    for (index_t x = 0; x < smooth.width(); ++x) smooth(y, x) = std::uint8_t((x / 300 + y / 200) * 17);
+  auto round_trip = [&](auto const& image, char const* name) {
+    SCOPED_TRACE(name);
+    set_io_threads(1);
+    write_image(path("one.png"), image);
+    set_io_threads(3);
+    write_image(path("pieces.png"), image);
+    expect_same(read_image(path("one.png")), image);
+    expect_same(read_image(path("pieces.png")), image);
+    EXPECT_NE(read_bytes("one.png"), read_bytes("pieces.png"));
+  };
+  round_trip(u8, "u8");
+  round_trip(u16, "u16");
+  round_trip(rgb, "rgb8");
+  round_trip(smooth, "smooth u8");
+  set_io_threads(0);
+}
+
+// Large TIFFs are decoded on several threads, a libtiff handle each: the pixels are the same and a
+// corrupt tile is reported as on one thread, the first bad one in file order.
+TEST_F(ImageFiles, TiffReadOnSeveralThreadsReportsTheFirstCorruptTile) {
+  auto const image = test::noise_u8(2048, 2100, 31);
+  WriteOptions options;
+  options.tiff_tile = 256;
+  write_image(path("t.tif"), image, options);
+  for (int threads : {1, 3}) {
+    set_io_threads(threads);
+    expect_same(read_image(path("t.tif")), image);
+  }
+  // Garbage over tiles 41 and 20 (of 8 x 9): tile 20 is at x 1024, y 512.
+  std::string bytes = read_bytes("t.tif");
+  TIFF* tif = TIFFOpen(path("t.tif").c_str(), "r");
+  ASSERT_NE(tif, nullptr);
+  std::uint64_t* offsets = nullptr;
+  ASSERT_TRUE(TIFFGetField(tif, TIFFTAG_TILEOFFSETS, &offsets));
+  std::uint64_t const tile20 = offsets[20], tile41 = offsets[41];
+  TIFFClose(tif);
+  for (std::uint64_t at : {tile41, tile20})
+    for (std::size_t k = 2; k < 200; ++k) bytes[at + k] = char(0xff);
+  write_bytes("bad.tif", bytes);
+  for (int threads : {1, 3}) {
+    set_io_threads(threads);
+    expect_input_error(path("bad.tif"), "corrupt or truncated tile at 1024,512");
+  }
+  set_io_threads(0);
+}
+
+TEST(OrderedChunks, WritesEveryChunkInOrderAndStopsAtTheFirstFailure) {
+  for (int threads : {1, 2, 5}) {
+    std::vector<std::size_t> order;
+    detail::encode_in_order(
+        1000, threads,
+        [](std::size_t i, std::vector<unsigned char>& bytes) { bytes.assign(i % 7 + 1, (unsigned char)(i)); },
+        [&](std::size_t i, std::vector<unsigned char>& bytes) {
+          EXPECT_EQ(bytes.size(), i % 7 + 1);
+          EXPECT_EQ(bytes[0], (unsigned char)(i));
+          order.push_back(i);
+        });
+    ASSERT_EQ(order.size(), 1000u);
+    for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], i);
+
+    std::size_t written = 0;
+    EXPECT_THROW(detail::encode_in_order(
+                     1000, threads,
+                     [](std::size_t i, std::vector<unsigned char>&) {
+                       if (i == 500) throw std::runtime_error("encode failed");
+                     },
+                     [&](std::size_t, std::vector<unsigned char>&) { ++written; }),
+                 std::runtime_error);
+    EXPECT_LE(written, 500u);
+    written = 0;
+    EXPECT_THROW(detail::encode_in_order(
+                     1000, threads, [](std::size_t, std::vector<unsigned char>&) {},
+                     [&](std::size_t i, std::vector<unsigned char>&) {
+                       if (i == 10) throw std::runtime_error("disk full");
+                       ++written;
+                     }),
+                 std::runtime_error);
+    EXPECT_EQ(written, 10u);
+  }
+}
+
 TEST_F(ImageFiles, PnmRoundTrips) {
   for (auto [w, h] : sizes) {
     auto const u8 = test::noise_u8(w, h, 8);
@@ -191,7 +378,9 @@ TEST_F(ImageFiles, TruncatedFilesAreInputErrors) {
   write_image(path("t.tif"), image);
   truncate_to("t.tif", 0.5);
   expect_input_error(path("t.tif"), "");
-  write_image(path("tiles.tif"), image, WriteOptions{false, 64});
+  WriteOptions tiled;
+  tiled.tiff_tile = 64;
+  write_image(path("tiles.tif"), image, tiled);
   truncate_to("tiles.tif", 0.5);
   expect_input_error(path("tiles.tif"), "");
   write_image(path("t.pgm"), image);

@@ -21,7 +21,8 @@ struct GlobalOptions {
   int threads = -1;
   bool json = false;
   bool quiet = false;
-  std::string small_image_pixels;  // empty: the built-in defaults; "N" or "family=N,..."
+  std::string small_image_pixels;       // empty: the built-in defaults; "N" or "family=N,..."
+  std::string compression = "deflate";  // TIFF outputs: none|deflate|zstd
 };
 
 // What a command gets when it runs: Kokkos is initialised and the context is ready.

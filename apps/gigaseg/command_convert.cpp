@@ -30,7 +30,10 @@ Command make_convert_command(CLI::App& parent) {
     }
     {
       StageTimer timer(session, "write");
-      write_image(arguments->output, image, WriteOptions{arguments->bigtiff, arguments->tile});
+      WriteOptions options = default_write_options();
+      options.force_bigtiff = arguments->bigtiff;
+      options.tiff_tile = arguments->tile;
+      write_image(arguments->output, image, options);
     }
     session.timings_ms["compute"] = 0.0;
     auto& r = session.report;

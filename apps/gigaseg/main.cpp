@@ -6,6 +6,7 @@
 #include "apps/gigaseg/option_names.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/gigaseg_config.hpp"
 
 #include <signal.h>
@@ -66,6 +67,10 @@ void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
   app.add_option("--small-image-pixels", options.small_image_pixels,
                  "N or family=N[,family=N...]: images below N pixels run on the host under --backend auto "
                  "(families: point, filter, label, distance, pipeline; gigaseg info shows the defaults)");
+  app.add_option("--compression", options.compression,
+                 "none|deflate|zstd: how TIFF outputs are compressed (default deflate; integer images with the "
+                 "horizontal predictor)")
+      ->check(CLI::IsMember({"none", "deflate", "zstd"}));
   app.add_flag("--json", options.json, "print one JSON object summarising the result");
   app.add_flag("--quiet", options.quiet, "print nothing but errors");
 }
@@ -118,6 +123,13 @@ int main(int argc, char** argv) {
     if (command.app->parsed()) input = cli::input_of(*command.app);
   try {
     Runtime runtime(RuntimeOptions{options.threads, options.device, DevicePoolOptions{}});
+    // The writers encode on as many threads as the computation runs on.
+    set_io_threads(options.threads > 0 ? options.threads : 0);
+    WriteOptions write_options;
+    write_options.tiff_compression = options.compression == "none"   ? TiffCompression::none
+                                     : options.compression == "zstd" ? TiffCompression::zstd
+                                                                     : TiffCompression::deflate;
+    set_default_write_options(write_options);
     ContextOptions context_options;
     context_options.backend = parse_backend(options.backend);
     if (app.get_option("--small-image-pixels")->count() > 0)  // given, even as an empty string

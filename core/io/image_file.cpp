@@ -10,10 +10,13 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,7 +36,37 @@ index_t height(AnyHostImage const& image) {
 
 namespace {
 std::atomic<index_t> pixel_limit{0};
+std::atomic<int> writer_threads{0};
+std::mutex write_options_mutex;
+WriteOptions write_options;
 }  // namespace
+
+char const* to_string(TiffCompression compression) noexcept {
+  switch (compression) {
+    case TiffCompression::none: return "none";
+    case TiffCompression::deflate: return "deflate";
+    case TiffCompression::zstd: return "zstd";
+  }
+  return "?";
+}
+
+void set_default_write_options(WriteOptions const& options) {
+  std::lock_guard<std::mutex> lock(write_options_mutex);
+  write_options = options;
+}
+WriteOptions default_write_options() {
+  std::lock_guard<std::mutex> lock(write_options_mutex);
+  return write_options;
+}
+
+void set_io_threads(int threads) noexcept { writer_threads.store(threads < 0 ? 0 : threads); }
+int io_threads() noexcept {
+  if (int const set = writer_threads.load(); set > 0) return set;
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0) return std::max(1, CPU_COUNT(&cpus));
+  return int(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 void set_read_pixel_limit(index_t pixels) noexcept { pixel_limit.store(pixels < 0 ? 0 : pixels); }
 index_t read_pixel_limit() noexcept { return pixel_limit.load(); }
@@ -184,7 +217,11 @@ ImageFormat format_for_extension(std::string const& path) {
   GIGASEG_THROW(ErrorKind::usage, path, "unknown output format '" + ext + "' (use .png, .tif, .tiff, .pgm or .ppm)");
 }
 
-void write_image(std::string const& path, AnyHostImage const& image, WriteOptions options) {
+void write_image(std::string const& path, AnyHostImage const& image) {
+  write_image(path, image, default_write_options());
+}
+
+void write_image(std::string const& path, AnyHostImage const& image, WriteOptions const& options) {
   ImageFormat const format = format_for_extension(path);
   AtomicOutput output(path);
   switch (format) {

@@ -27,10 +27,32 @@ index_t height(AnyHostImage const& image);
 enum class ImageFormat { png, tiff, pnm };
 char const* to_string(ImageFormat format) noexcept;
 
+// How TIFF pixels are compressed. Integer samples get the horizontal-differencing predictor
+// (Predictor=2) under both codecs, float samples the floating-point predictor (Predictor=3). Deflate is the codec every
+// TIFF reader has (libtiff, tifffile, ImageJ, QuPath, GDAL); Zstd (libtiff 4.0.10 and later) writes and reads faster at
+// a similar size.
+enum class TiffCompression { none, deflate, zstd };
+char const* to_string(TiffCompression compression) noexcept;
+
 struct WriteOptions {
   bool force_bigtiff = false;  // BigTIFF even below 4 GiB (it is chosen automatically above)
   index_t tiff_tile = 0;       // write TIFF in square tiles of this size (multiple of 16); 0: strips
+  TiffCompression tiff_compression = TiffCompression::deflate;
+  // Codec level: 0 takes the fast default (Deflate 1 through libdeflate, Zstd 1); Deflate 1..12,
+  // Zstd 1..19.
+  int compression_level = 0;
 };
+
+// The options write_image uses when it is given none: WriteOptions{} until the process sets others
+// (the command line sets them from --compression). Process-wide.
+void set_default_write_options(WriteOptions const& options);
+WriteOptions default_write_options();
+
+// The threads the image writers encode on: PNG (large images) and compressed TIFF are encoded in
+// pieces on these threads and written in order. 0, the default: the cores this process may run on.
+// Process-wide; the command line sets it from --threads.
+void set_io_threads(int threads) noexcept;
+int io_threads() noexcept;
 
 // Reads `path`. Throws Error(input) if it is missing, a directory, unreadable, truncated, corrupt
 // or holds a pixel layout gigaseg does not support; Error(resource) if the image does not fit in
@@ -47,7 +69,12 @@ index_t read_pixel_limit() noexcept;
 
 // Writes `image` to `path` in the format its extension names (.png, .tif/.tiff, .pgm/.ppm).
 // Throws Error(usage) for an unknown extension or a pixel type the format cannot hold.
-void write_image(std::string const& path, AnyHostImage const& image, WriteOptions options = {});
+// PNG: zlib level 1 with run-length matching over the "sub" row filter (OpenCV's imwrite
+// settings); an image of 8 MiB or more on more than one io_threads() is compressed in independent
+// pieces of rows on those threads (the pixels are the same; the bytes differ from a one-piece
+// stream). TIFF: strips of about 1 MiB, or tiles, compressed as `options` say.
+void write_image(std::string const& path, AnyHostImage const& image, WriteOptions const& options);
+void write_image(std::string const& path, AnyHostImage const& image);  // default_write_options()
 ImageFormat format_for_extension(std::string const& path);
 
 namespace detail {

@@ -3,9 +3,12 @@
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/io/ordered_chunks.hpp"
 
 #include <png.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -128,6 +131,126 @@ bool write_all(png_structp png, png_infop info, std::FILE* file, png_uint_32 wid
   return true;
 }
 
+// The parallel writer: rows are filtered ("sub") and deflated in independent pieces on
+// io_threads(), each piece a raw deflate stream ended by a sync flush (the last by the final
+// block), so that their concatenation behind one zlib header is one valid zlib stream; its
+// Adler-32 is combined from the pieces'. libpng writes the signature, the header chunk, the pieces
+// as IDAT chunks and IEND. Its output goes through `Sink`, which records a failed write instead of
+// raising a libpng error, so no longjmp can cross the encoding threads.
+struct Sink {
+  std::FILE* file = nullptr;
+  bool failed = false;
+  int error_number = 0;
+};
+void sink_write(png_structp png, png_bytep data, size_t length) {
+  auto* sink = static_cast<Sink*>(png_get_io_ptr(png));
+  if (sink->failed) return;
+  if (std::fwrite(data, 1, length, sink->file) != length) {
+    sink->failed = true;
+    sink->error_number = errno;
+  }
+}
+void sink_flush(png_structp) {}
+
+bool write_header(png_structp png, png_infop info, Sink* sink, png_uint_32 width, png_uint_32 height, int depth,
+                  int color) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_set_write_fn(png, sink, sink_write, sink_flush);
+  png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+  png_set_IHDR(png, info, width, height, depth, color, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  return true;
+}
+
+bool write_chunk(png_structp png, char const* name, unsigned char const* data, std::size_t length) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_write_chunk(png, reinterpret_cast<png_const_bytep>(name), data, length);
+  return true;
+}
+
+// Rows [first, last) as PNG filter-type-1 ("sub") rows: each row a filter byte 1, then every
+// byte minus the byte one pixel to its left. 16-bit samples are big-endian in the file.
+void filter_rows(png_bytepp rows, png_uint_32 first, png_uint_32 last, std::size_t row_bytes, int bytes_per_pixel,
+                 bool sixteen, unsigned char* out) {
+  for (png_uint_32 y = first; y < last; ++y, out += row_bytes + 1) {
+    out[0] = PNG_FILTER_VALUE_SUB;
+    unsigned char* o = out + 1;
+    if (sixteen) {
+      auto const* in = reinterpret_cast<std::uint16_t const*>(rows[y]);
+      unsigned previous_hi = 0, previous_lo = 0;
+      for (std::size_t x = 0; x < row_bytes / 2; ++x) {
+        unsigned const hi = in[x] >> 8, lo = in[x] & 0xffu;
+        o[2 * x] = static_cast<unsigned char>(hi - previous_hi);
+        o[2 * x + 1] = static_cast<unsigned char>(lo - previous_lo);
+        previous_hi = hi;
+        previous_lo = lo;
+      }
+    } else {
+      unsigned char const* in = rows[y];
+      std::size_t const step = std::size_t(bytes_per_pixel);
+      std::copy(in, in + step, o);
+      for (std::size_t k = step; k < row_bytes; ++k) o[k] = static_cast<unsigned char>(in[k] - in[k - step]);
+    }
+  }
+}
+
+struct Piece {
+  uLong adler = 1;
+  std::size_t length = 0;  // filtered bytes
+};
+
+// Deflates `length` filtered bytes as a raw stream (level 1, run-length matching), appended to
+// `out`; a sync flush ends every piece but the last, which ends with the final block.
+void deflate_piece(unsigned char const* data, std::size_t length, bool last, std::vector<unsigned char>& out,
+                   std::string const& path) {
+  z_stream stream{};
+  if (deflateInit2(&stream, 1, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK)
+    GIGASEG_THROW(ErrorKind::resource, path, "zlib: out of memory");
+  std::size_t const start = out.size();
+  out.resize(start + deflateBound(&stream, uLong(length)) + 64);
+  stream.next_in = const_cast<unsigned char*>(data);
+  stream.avail_in = uInt(length);
+  stream.next_out = out.data() + start;
+  stream.avail_out = uInt(out.size() - start);
+  int const status = deflate(&stream, last ? Z_FINISH : Z_SYNC_FLUSH);
+  bool const complete = last ? status == Z_STREAM_END : (status == Z_OK && stream.avail_in == 0);
+  out.resize(out.size() - stream.avail_out);
+  deflateEnd(&stream);
+  if (!complete) GIGASEG_THROW(ErrorKind::internal, path, "zlib could not compress a piece of the image");
+}
+
+void write_pieces(png_structp png, png_bytepp rows, png_uint_32 height, std::size_t row_bytes, int bytes_per_pixel,
+                  bool sixteen, int threads, std::string const& path) {
+  // Pieces of about 4 MiB of rows: enough of them to keep every thread busy, each long enough that
+  // restarting the match window costs nothing measurable in size.
+  std::size_t const piece_rows = std::max<std::size_t>(1, (std::size_t(4) << 20) / (row_bytes + 1));
+  std::size_t const count = (height + piece_rows - 1) / piece_rows;
+  std::vector<Piece> pieces(count);
+  uLong adler = 1;
+  encode_in_order(
+      count, threads,
+      [&](std::size_t i, std::vector<unsigned char>& bytes) {
+        png_uint_32 const first = png_uint_32(i * piece_rows);
+        png_uint_32 const last = png_uint_32(std::min<std::size_t>(height, first + piece_rows));
+        thread_local std::vector<unsigned char> filtered;
+        filtered.resize((last - first) * (row_bytes + 1));
+        filter_rows(rows, first, last, row_bytes, bytes_per_pixel, sixteen, filtered.data());
+        pieces[i].length = filtered.size();
+        pieces[i].adler = adler32_z(1, filtered.data(), filtered.size());
+        if (i == 0) bytes = {0x78, 0x01};  // zlib header: deflate, 32 KiB window, fastest level
+        deflate_piece(filtered.data(), filtered.size(), i + 1 == count, bytes, path);
+      },
+      [&](std::size_t i, std::vector<unsigned char>& bytes) {
+        adler = i == 0 ? pieces[0].adler : adler32_combine64(adler, pieces[i].adler, z_off64_t(pieces[i].length));
+        if (i + 1 == count)
+          for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<unsigned char>(adler >> shift));
+        if (!write_chunk(png, "IDAT", bytes.data(), bytes.size()))
+          GIGASEG_THROW(ErrorKind::internal, path, "libpng refused an image data chunk");
+      });
+  if (!write_chunk(png, "IEND", nullptr, 0)) GIGASEG_THROW(ErrorKind::internal, path, "libpng refused the end chunk");
+}
+
 }  // namespace
 
 AnyHostImage read_png(std::string const& path, std::string const& source) {
@@ -189,6 +312,19 @@ void write_png(std::string const& temp_path, std::string const& path, AnyHostIma
   std::setvbuf(file.get(), buffer.data(), _IOFBF, buffer.size());
   // Samples are little-endian in memory on every platform gigaseg builds for (x86-64, aarch64).
   static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "16-bit PNG rows are swapped from little-endian");
+  std::size_t const row_bytes = std::size_t(w) * std::size_t(bytes_per_pixel(pixel_type(image)));
+  int const threads = io_threads();
+  if (threads > 1 && row_bytes * std::size_t(h) >= (std::size_t(8) << 20)) {
+    Sink sink{file.get()};
+    if (!write_header(structs.png, structs.info, &sink, png_uint_32(w), png_uint_32(h), depth, color))
+      GIGASEG_THROW(ErrorKind::internal, path, std::string("cannot write PNG header (") + error.message + ")");
+    write_pieces(structs.png, rows.data(), png_uint_32(h), row_bytes, color == PNG_COLOR_TYPE_RGB ? 3 : depth / 8,
+                 depth == 16, threads, path);
+    if (sink.failed) throw_write_failure(path, "write failed", sink.error_number);
+    errno = 0;
+    if (std::fclose(file.release()) != 0) throw_write_failure(path, "write failed", errno);
+    return;
+  }
   std::vector<std::uint16_t> row16(depth == 16 ? std::size_t(w) : 0);
   errno = 0;
   if (!write_all(structs.png, structs.info, file.get(), png_uint_32(w), png_uint_32(h), depth, color, rows.data(),

@@ -3,15 +3,22 @@
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/io/ordered_chunks.hpp"
 
+#include <libdeflate.h>
 #include <tiffio.h>
+#include <zstd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -69,10 +76,13 @@ std::string tiff_detail() {
   return message;
 }
 
+// `what`, with this thread's last libtiff message in parentheses.
+std::string with_detail(std::string const& what) {
+  return tiff_message[0] != '\0' ? what + " (" + tiff_detail() + ")" : what;
+}
+
 [[noreturn]] void fail(std::string const& path, std::string const& what) {
-  std::string reason = what;
-  if (tiff_message[0] != '\0') reason += " (" + tiff_detail() + ")";
-  GIGASEG_THROW(ErrorKind::input, path, reason);
+  GIGASEG_THROW(ErrorKind::input, path, with_detail(what));
 }
 
 struct Layout {
@@ -116,38 +126,170 @@ void place(HostImage<T> const& image, Layout const& layout, unsigned char const*
   }
 }
 
+// Opens another handle on the file being read (the first directory, set up as the first handle
+// is), or returns null: each thread that decodes strips or tiles reads through its own handle.
+using Reopen = std::function<TIFF*()>;
+
 template <class T, class Sample>
-AnyHostImage decode(TIFF* tif, Layout const& layout, std::string const& path) {
+AnyHostImage decode(TIFF* tif, Layout const& layout, std::string const& path, Reopen const& reopen) {
   check_read_size(path, layout.width, layout.height);
   HostImage<T> image(path, layout.width, layout.height);
-  if (TIFFIsTiled(tif)) {
-    std::uint32_t tile_width = 0, tile_height = 0;
-    TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tile_width);
-    TIFFGetField(tif, TIFFTAG_TILELENGTH, &tile_height);
-    if (tile_width == 0 || tile_height == 0) fail(path, "tiled TIFF without tile size");
-    check_read_size(path, tile_width, tile_height, "a tile");
-    std::vector<unsigned char> buffer(static_cast<std::size_t>(TIFFTileSize(tif)));
-    for (std::uint32_t y = 0; y < layout.height; y += tile_height)
-      for (std::uint32_t x = 0; x < layout.width; x += tile_width) {
-        if (TIFFReadTile(tif, buffer.data(), x, y, 0, 0) < 0)
-          fail(path, "corrupt or truncated tile at " + std::to_string(x) + "," + std::to_string(y));
-        place<T, Sample>(image, layout, buffer.data(), x, y, tile_width, tile_height);
-      }
+  bool const tiled = TIFFIsTiled(tif);
+  std::uint32_t block_width = layout.width, block_height = layout.height;
+  if (tiled) {
+    TIFFGetField(tif, TIFFTAG_TILEWIDTH, &block_width);
+    TIFFGetField(tif, TIFFTAG_TILELENGTH, &block_height);
+    if (block_width == 0 || block_height == 0) fail(path, "tiled TIFF without tile size");
+    check_read_size(path, block_width, block_height, "a tile");
   } else {
-    std::uint32_t rows_per_strip = layout.height;
-    TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
-    rows_per_strip = std::min(std::max<std::uint32_t>(rows_per_strip, 1), layout.height);
-    std::vector<unsigned char> buffer(static_cast<std::size_t>(TIFFStripSize(tif)));
-    tstrip_t const strips = TIFFNumberOfStrips(tif);
-    for (tstrip_t s = 0; s < strips; ++s) {
-      std::uint32_t const y = s * rows_per_strip;
-      if (y >= layout.height) break;
-      if (TIFFReadEncodedStrip(tif, s, buffer.data(), tmsize_t(buffer.size())) < 0)
-        fail(path, "corrupt or truncated strip " + std::to_string(s));
-      place<T, Sample>(image, layout, buffer.data(), 0, y, layout.width, rows_per_strip);
-    }
+    TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &block_height);
+    block_height = std::min(std::max<std::uint32_t>(block_height, 1), layout.height);
   }
+  std::size_t const across = tiled ? (std::size_t(layout.width) + block_width - 1) / block_width : 1;
+  std::size_t const down = (std::size_t(layout.height) + block_height - 1) / block_height;
+  std::size_t const chunks = across * down;
+  std::size_t const buffer_size = std::size_t(tiled ? TIFFTileSize(tif) : TIFFStripSize(tif));
+  // Reads chunk i (tile in raster order, or strip) through `handle` into the image; false with a
+  // message on failure.
+  auto read_chunk = [&](TIFF* handle, std::size_t i, std::vector<unsigned char>& buffer, std::string& failure) {
+    buffer.resize(buffer_size);
+    std::uint32_t const x = std::uint32_t(i % across) * block_width, y = std::uint32_t(i / across) * block_height;
+    bool const ok = tiled ? TIFFReadTile(handle, buffer.data(), x, y, 0, 0) >= 0
+                          : TIFFReadEncodedStrip(handle, tstrip_t(i), buffer.data(), tmsize_t(buffer.size())) >= 0;
+    if (!ok) {
+      failure = with_detail(tiled ? "corrupt or truncated tile at " + std::to_string(x) + "," + std::to_string(y)
+                                  : "corrupt or truncated strip " + std::to_string(i));
+      return false;
+    }
+    place<T, Sample>(image, layout, buffer.data(), x, y, block_width, block_height);
+    return true;
+  };
+  // Images of 4 MiB and more are decoded on io_threads(), a handle each; the error reported is
+  // that of the first bad chunk in file order, as on one thread.
+  int const threads = image.pixel_count() * index_t(sizeof(T)) >= (index_t(4) << 20)
+                          ? int(std::min<std::size_t>(chunks, std::size_t(io_threads())))
+                          : 1;
+  std::string failure;
+  if (threads <= 1) {
+    std::vector<unsigned char> buffer;
+    for (std::size_t i = 0; i < chunks; ++i)
+      if (!read_chunk(tif, i, buffer, failure)) GIGASEG_THROW(ErrorKind::input, path, failure);
+    return image;
+  }
+  std::atomic<std::size_t> next{0};
+  std::size_t first_bad = chunks;
+  std::mutex mutex;
+  auto worker = [&](bool own_handle) {
+    TiffHandle mine(own_handle ? reopen() : nullptr);
+    TIFF* handle = own_handle ? mine.get() : tif;
+    std::vector<unsigned char> buffer;
+    std::string message;
+    for (;;) {
+      std::size_t const i = next.fetch_add(1);
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (i >= chunks || i > first_bad) return;
+      }
+      if (handle != nullptr && read_chunk(handle, i, buffer, message)) continue;
+      std::lock_guard<std::mutex> lock(mutex);
+      if (i < first_bad) {
+        first_bad = i;
+        failure = handle != nullptr ? message : with_detail("cannot open the file again to read it in parallel");
+      }
+      return;
+    }
+  };
+  {
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(worker, true);
+    worker(false);  // the calling thread reads through the first handle
+    for (auto& thread : pool) thread.join();
+  }
+  if (first_bad < chunks) GIGASEG_THROW(ErrorKind::input, path, failure);
   return image;
+}
+
+// Compressed TIFF is encoded by gigaseg, a strip or tile per task on io_threads(), and handed to
+// libtiff as raw strips and tiles (TIFFWriteRawStrip/Tile) in order: libtiff's own encoders run on
+// the one thread that owns the file. The bytes are what libtiff's codecs read: a zlib stream
+// (Compression=8, Adobe Deflate) through libdeflate, or a Zstandard frame (Compression=50000),
+// over samples with the horizontal predictor (integers, in the file's native byte order) or the
+// floating-point predictor (floats) applied.
+struct Codec {
+  TiffCompression compression = TiffCompression::none;
+  int level = 0;
+  std::uint16_t predictor = PREDICTOR_NONE;  // horizontal for integers, floating point for floats
+};
+
+template <class Sample>
+void difference_rows(unsigned char* data, std::size_t rows, std::size_t width, int samples) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    Sample* row = reinterpret_cast<Sample*>(data) + r * width * std::size_t(samples);
+    for (std::size_t i = width * std::size_t(samples) - 1; i >= std::size_t(samples); --i)
+      row[i] = static_cast<Sample>(row[i] - row[i - std::size_t(samples)]);
+  }
+}
+
+// The floating-point predictor (Predictor=3, as libtiff decodes it): each row's samples split
+// into byte planes, most significant first, then every byte minus the byte one pixel before it
+// across the whole row of planes. Smooth float images (distances) turn into long runs.
+void float_difference_rows(unsigned char* data, std::size_t rows, std::size_t width, int samples,
+                           std::vector<unsigned char>& scratch) {
+  std::size_t const count = width * std::size_t(samples), row_bytes = count * 4, stride = std::size_t(samples);
+  scratch.resize(row_bytes);
+  for (std::size_t r = 0; r < rows; ++r) {
+    unsigned char* row = data + r * row_bytes;
+    std::memcpy(scratch.data(), row, row_bytes);
+    for (std::size_t i = 0; i < count; ++i)
+      for (std::size_t byte = 0; byte < 4; ++byte) row[(3 - byte) * count + i] = scratch[4 * i + byte];
+    for (std::size_t k = row_bytes - 1; k >= stride; --k) row[k] = static_cast<unsigned char>(row[k] - row[k - stride]);
+  }
+}
+
+void apply_predictor(unsigned char* data, std::size_t rows, std::size_t width, int samples, int bytes_per_sample) {
+  if (width < 2) return;
+  switch (bytes_per_sample) {
+    case 1: difference_rows<std::uint8_t>(data, rows, width, samples); break;
+    case 2: difference_rows<std::uint16_t>(data, rows, width, samples); break;
+    case 4: difference_rows<std::uint32_t>(data, rows, width, samples); break;
+    default: break;
+  }
+}
+
+struct DeflateCompressor {
+  libdeflate_compressor* compressor = nullptr;
+  int level = 0;
+  ~DeflateCompressor() { libdeflate_free_compressor(compressor); }
+};
+struct ZstdContext {
+  ZSTD_CCtx* context = ZSTD_createCCtx();
+  ~ZstdContext() { ZSTD_freeCCtx(context); }
+};
+
+void compress(Codec const& codec, unsigned char const* data, std::size_t length, std::vector<unsigned char>& out,
+              std::string const& path) {
+  if (codec.compression == TiffCompression::deflate) {
+    thread_local DeflateCompressor deflate;
+    int const level = codec.level > 0 ? codec.level : 1;
+    if (deflate.compressor == nullptr || deflate.level != level) {
+      libdeflate_free_compressor(deflate.compressor);
+      deflate.compressor = libdeflate_alloc_compressor(level);
+      deflate.level = level;
+      if (deflate.compressor == nullptr) GIGASEG_THROW(ErrorKind::resource, path, "libdeflate: out of memory");
+    }
+    out.resize(libdeflate_zlib_compress_bound(deflate.compressor, length));
+    std::size_t const size = libdeflate_zlib_compress(deflate.compressor, data, length, out.data(), out.size());
+    if (size == 0) GIGASEG_THROW(ErrorKind::internal, path, "libdeflate could not compress a block");
+    out.resize(size);
+  } else {
+    thread_local ZstdContext zstd;
+    if (zstd.context == nullptr) GIGASEG_THROW(ErrorKind::resource, path, "zstd: out of memory");
+    out.resize(ZSTD_compressBound(length));
+    std::size_t const size =
+        ZSTD_compressCCtx(zstd.context, out.data(), out.size(), data, length, codec.level > 0 ? codec.level : 1);
+    if (ZSTD_isError(size)) GIGASEG_THROW(ErrorKind::internal, path, std::string("zstd: ") + ZSTD_getErrorName(size));
+    out.resize(size);
+  }
 }
 
 }  // namespace
@@ -155,13 +297,26 @@ AnyHostImage decode(TIFF* tif, Layout const& layout, std::string const& path) {
 AnyHostImage read_tiff(std::string const& path, std::string const& source) {
   HandlerScope handlers;
   // Opened by descriptor so that libtiff's messages name `path`, not the source's.
-  int const fd = ::open((source.empty() ? path : source).c_str(), O_RDONLY | O_CLOEXEC);
+  std::string const open_path = source.empty() ? path : source;
+  int const fd = ::open(open_path.c_str(), O_RDONLY | O_CLOEXEC);
   GIGASEG_REQUIRE(fd >= 0, ErrorKind::input, path, std::strerror(errno));
   TiffHandle tif(TIFFFdOpen(fd, path.c_str(), "r"));
   if (!tif) {
     ::close(fd);
     fail(path, "cannot open as TIFF");
   }
+  bool jpeg_to_rgb = false;
+  Reopen const reopen = [&]() -> TIFF* {
+    int const again = ::open(open_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (again < 0) return nullptr;
+    TIFF* handle = TIFFFdOpen(again, path.c_str(), "r");
+    if (handle == nullptr) {
+      ::close(again);
+      return nullptr;
+    }
+    if (jpeg_to_rgb) TIFFSetField(handle, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+    return handle;
+  };
   Layout layout;
   TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &layout.width);
   TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &layout.height);
@@ -185,6 +340,7 @@ AnyHostImage read_tiff(std::string const& path, std::string const& source) {
   if (layout.photometric == PHOTOMETRIC_YCBCR && compression == COMPRESSION_JPEG) {
     // Let libjpeg convert YCbCr to RGB, as slide viewers do.
     TIFFSetField(tif.get(), TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);
+    jpeg_to_rgb = true;
     layout.photometric = PHOTOMETRIC_RGB;
   }
   std::string const what = std::to_string(layout.samples) + " samples of " + std::to_string(layout.bits) +
@@ -197,24 +353,24 @@ AnyHostImage read_tiff(std::string const& path, std::string const& source) {
     if (layout.bits != 8 || layout.samples != 1) fail(path, "unsupported TIFF palette: " + what);
     if (!TIFFGetField(tif.get(), TIFFTAG_COLORMAP, &layout.red, &layout.green, &layout.blue))
       fail(path, "palette TIFF without a colour map");
-    return decode<Rgb8, std::uint8_t>(tif.get(), layout, path);
+    return decode<Rgb8, std::uint8_t>(tif.get(), layout, path, reopen);
   }
   if (layout.photometric == PHOTOMETRIC_RGB && layout.samples >= 3 && !is_float) {
     layout.colour_channels = 3;
-    if (layout.bits == 8) return decode<Rgb8, std::uint8_t>(tif.get(), layout, path);
-    if (layout.bits == 16) return decode<Rgb8, std::uint16_t>(tif.get(), layout, path);
+    if (layout.bits == 8) return decode<Rgb8, std::uint8_t>(tif.get(), layout, path, reopen);
+    if (layout.bits == 16) return decode<Rgb8, std::uint16_t>(tif.get(), layout, path, reopen);
   }
   if ((layout.photometric == PHOTOMETRIC_MINISBLACK || layout.photometric == PHOTOMETRIC_MINISWHITE) &&
       layout.samples <= 2) {
     if (is_float && layout.bits == 32) {
       if (layout.photometric == PHOTOMETRIC_MINISWHITE) fail(path, "unsupported TIFF: inverted float");
-      return decode<float, float>(tif.get(), layout, path);
+      return decode<float, float>(tif.get(), layout, path, reopen);
     }
-    if (!is_float && layout.bits == 8) return decode<std::uint8_t, std::uint8_t>(tif.get(), layout, path);
-    if (!is_float && layout.bits == 16) return decode<std::uint16_t, std::uint16_t>(tif.get(), layout, path);
+    if (!is_float && layout.bits == 8) return decode<std::uint8_t, std::uint8_t>(tif.get(), layout, path, reopen);
+    if (!is_float && layout.bits == 16) return decode<std::uint16_t, std::uint16_t>(tif.get(), layout, path, reopen);
     if (!is_float && layout.bits == 32) {
       if (layout.photometric == PHOTOMETRIC_MINISWHITE) fail(path, "unsupported TIFF: inverted 32-bit");
-      return decode<std::uint32_t, std::uint32_t>(tif.get(), layout, path);
+      return decode<std::uint32_t, std::uint32_t>(tif.get(), layout, path, reopen);
     }
   }
   fail(path, "unsupported TIFF pixel layout: " + what);
@@ -243,38 +399,82 @@ void write_tiff(std::string const& temp_path, std::string const& path, AnyHostIm
   TIFFSetField(tif.get(), TIFFTAG_SAMPLEFORMAT, type == PixelType::f32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT);
   TIFFSetField(tif.get(), TIFFTAG_PHOTOMETRIC, samples == 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
   TIFFSetField(tif.get(), TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-  TIFFSetField(tif.get(), TIFFTAG_COMPRESSION, COMPRESSION_NONE);
+  Codec codec{options.tiff_compression, options.compression_level,
+              std::uint16_t(type == PixelType::f32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL)};
+  GIGASEG_REQUIRE(codec.level >= 0 && codec.level <= (codec.compression == TiffCompression::zstd ? 19 : 12),
+                  ErrorKind::usage, path,
+                  std::string("compression level must be 0 (default) or 1..") +
+                      (codec.compression == TiffCompression::zstd ? "19 for zstd" : "12 for deflate"));
+  std::uint16_t const scheme = codec.compression == TiffCompression::deflate ? COMPRESSION_ADOBE_DEFLATE
+                               : codec.compression == TiffCompression::zstd  ? COMPRESSION_ZSTD
+                                                                             : COMPRESSION_NONE;
+  if (!TIFFSetField(tif.get(), TIFFTAG_COMPRESSION, scheme))
+    fail_write(path, std::string("this libtiff cannot write ") + to_string(codec.compression) + " compression");
+  if (scheme != COMPRESSION_NONE) TIFFSetField(tif.get(), TIFFTAG_PREDICTOR, codec.predictor);
 
   auto row_of = [&](index_t y) {
     return std::visit([y](auto const& view) { return reinterpret_cast<unsigned char const*>(view.row(y)); }, image);
   };
-  if (options.tiff_tile > 0) {
-    auto const tile = std::uint32_t(options.tiff_tile);
-    TIFFSetField(tif.get(), TIFFTAG_TILEWIDTH, tile);
-    TIFFSetField(tif.get(), TIFFTAG_TILELENGTH, tile);
-    index_t const pixel = bytes_per_pixel(type);
-    std::vector<unsigned char> buffer(std::size_t(tile) * tile * pixel);
-    for (index_t y = 0; y < h; y += tile)
-      for (index_t x = 0; x < w; x += tile) {
-        std::fill(buffer.begin(), buffer.end(), 0);  // edge tiles are padded with zeros
-        index_t const cw = std::min<index_t>(tile, w - x), ch = std::min<index_t>(tile, h - y);
-        for (index_t r = 0; r < ch; ++r)
-          std::memcpy(buffer.data() + r * tile * pixel, row_of(y + r) + x * pixel, std::size_t(cw * pixel));
-        if (TIFFWriteTile(tif.get(), buffer.data(), std::uint32_t(x), std::uint32_t(y), 0, 0) < 0)
-          fail_write(path, "cannot write tile");
-      }
+  index_t const pixel = bytes_per_pixel(type);
+  // Chunks: tiles in raster order, or strips of about 1 MiB (few enough entries for huge images,
+  // small enough to stream). Chunk i covers the rectangle at (x, y) of cw x ch pixels and is
+  // stored as block_width x block_height (edge tiles padded with zeros).
+  index_t const tile = options.tiff_tile;
+  index_t const rows_per_strip = std::max<index_t>(1, std::min<index_t>(h, (index_t(1) << 20) / row_bytes));
+  index_t const across = tile > 0 ? (w + tile - 1) / tile : 1;
+  index_t const down = tile > 0 ? (h + tile - 1) / tile : (h + rows_per_strip - 1) / rows_per_strip;
+  index_t const block_width = tile > 0 ? tile : w, block_height = tile > 0 ? tile : rows_per_strip;
+  if (tile > 0) {
+    TIFFSetField(tif.get(), TIFFTAG_TILEWIDTH, std::uint32_t(tile));
+    TIFFSetField(tif.get(), TIFFTAG_TILELENGTH, std::uint32_t(tile));
   } else {
-    // About 1 MiB strips: few enough entries for huge images, small enough to stream.
-    index_t const rows_per_strip = std::max<index_t>(1, std::min<index_t>(h, (index_t(1) << 20) / row_bytes));
     TIFFSetField(tif.get(), TIFFTAG_ROWSPERSTRIP, std::uint32_t(rows_per_strip));
-    std::vector<unsigned char> buffer(std::size_t(rows_per_strip * row_bytes));
-    for (index_t y = 0, strip = 0; y < h; y += rows_per_strip, ++strip) {
-      index_t const rows = std::min(rows_per_strip, h - y);
-      for (index_t r = 0; r < rows; ++r)
-        std::memcpy(buffer.data() + r * row_bytes, row_of(y + r), std::size_t(row_bytes));
-      if (TIFFWriteEncodedStrip(tif.get(), tstrip_t(strip), buffer.data(), tmsize_t(rows * row_bytes)) < 0)
-        fail_write(path, "cannot write strip " + std::to_string(strip));
+  }
+  // Copies chunk i into `block` (block_width x rows) and returns the rows it holds.
+  auto gather = [&](std::size_t i, unsigned char* block) {
+    index_t const x = index_t(i % std::size_t(across)) * block_width;
+    index_t const y = index_t(i / std::size_t(across)) * block_height;
+    index_t const cw = std::min(block_width, w - x), ch = std::min(block_height, h - y);
+    index_t const rows = tile > 0 ? tile : ch;
+    if (cw < block_width || ch < rows) std::memset(block, 0, std::size_t(block_width * rows * pixel));
+    for (index_t r = 0; r < ch; ++r)
+      std::memcpy(block + r * block_width * pixel, row_of(y + r) + x * pixel, std::size_t(cw * pixel));
+    return rows;
+  };
+  std::size_t const chunks = std::size_t(across * down);
+  auto store = [&](std::size_t i, unsigned char* data, std::size_t size, bool raw) {
+    tmsize_t const n = tmsize_t(size);
+    bool const ok = tile > 0 ? (raw ? TIFFWriteRawTile(tif.get(), ttile_t(i), data, n)
+                                    : TIFFWriteEncodedTile(tif.get(), ttile_t(i), data, n)) == n
+                             : (raw ? TIFFWriteRawStrip(tif.get(), tstrip_t(i), data, n)
+                                    : TIFFWriteEncodedStrip(tif.get(), tstrip_t(i), data, n)) >= 0;
+    if (!ok) fail_write(path, std::string("cannot write ") + (tile > 0 ? "tile " : "strip ") + std::to_string(i));
+  };
+  if (scheme == COMPRESSION_NONE) {
+    std::vector<unsigned char> block(std::size_t(block_width * block_height * pixel));
+    for (std::size_t i = 0; i < chunks; ++i) {
+      index_t const rows = gather(i, block.data());
+      store(i, block.data(), std::size_t(block_width * rows * pixel), false);
     }
+  } else {
+    int const samples_per_pixel = samples;
+    encode_in_order(
+        chunks, io_threads(),
+        [&](std::size_t i, std::vector<unsigned char>& bytes) {
+          thread_local std::vector<unsigned char> block;
+          block.resize(std::size_t(block_width * block_height * pixel));
+          index_t const rows = gather(i, block.data());
+          if (codec.predictor == PREDICTOR_FLOATINGPOINT) {
+            thread_local std::vector<unsigned char> scratch;
+            float_difference_rows(block.data(), std::size_t(rows), std::size_t(block_width), samples_per_pixel,
+                                  scratch);
+          } else {
+            apply_predictor(block.data(), std::size_t(rows), std::size_t(block_width), samples_per_pixel,
+                            int(pixel) / samples_per_pixel);
+          }
+          compress(codec, block.data(), std::size_t(block_width * rows * pixel), bytes, path);
+        },
+        [&](std::size_t i, std::vector<unsigned char>& bytes) { store(i, bytes.data(), bytes.size(), true); });
   }
   if (!TIFFWriteDirectory(tif.get())) fail_write(path, "cannot write TIFF directory");
   TIFF* raw = tif.release();

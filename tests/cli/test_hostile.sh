@@ -194,6 +194,15 @@ open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + random.Random(1).ra
     check "disk-full-$ext-names-file" one_line_naming "noisy.$ext"
     check "disk-full-$ext-nothing-left" test -z "$(ls -A "$work/small")"
   done
+  # PNGs of 8 MiB and more are deflated in pieces on several threads; zstd TIFF goes the same way.
+  python3 -c "
+import random, sys; w, h = 3000, 3000
+open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + random.Random(2).randbytes(w * h))" "$work/big-noisy.pgm"
+  for target in big.png big.tif; do
+    expect 4 "disk-full-pieces-$target" -- --threads 2 --compression zstd convert "$work/big-noisy.pgm" "$work/small/$target"
+    check "disk-full-pieces-$target-one-line" one_line_naming "no space left on device"
+    check "disk-full-pieces-$target-nothing-left" test -z "$(ls -A "$work/small")"
+  done
   expect 4 disk-full-stats-removes-labels -- segment "$work/noisy.pgm" "$work/labels-ok.tif" --pipeline nuclei \
     --stats "$work/small/stats.csv" --overlay "$work/small/overlay.png"
   check disk-full-stats-no-labels test ! -e "$work/labels-ok.tif"
