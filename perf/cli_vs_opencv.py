@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The command line against OpenCV, file to file, one cold process per run on each side.
 
-  python3 perf/cli_vs_opencv.py GIGASEG OPENCV_PEER OUT.json [SIZE ...] [--runs N] [--threads T]
+  python3 perf/cli_vs_opencv.py GIGASEG OPENCV_PEER OUT.json [SIZE ...] [--runs N] [--threads T] [--only OP]
 
 For each size (default 4096): the synthetic tissue of `gigaseg demo --size SIZE` (8-bit gray PNG)
 and its Otsu mask; then threshold, label, median 5, edt and the nuclei pipeline with statistics,
@@ -20,6 +20,9 @@ import time
 
 
 def timed(command):
+    # No run pays for the dirty pages of an earlier one: an fsync (gigaseg syncs each output before
+    # renaming it) would otherwise write back whatever the previous process left in the page cache.
+    os.sync()
     start = time.perf_counter()
     done = subprocess.run(command, check=True, capture_output=True, text=True)
     return time.perf_counter() - start, done.stdout
@@ -35,6 +38,11 @@ def main():
     if "--threads" in args:
         i = args.index("--threads")
         threads = int(args[i + 1])
+        del args[i:i + 2]
+    only = None
+    if "--only" in args:
+        i = args.index("--only")
+        only = args[i + 1]
         del args[i:i + 2]
     gigaseg, peer, out_json = args[:3]
     sizes = [int(s) for s in args[3:]] or [4096]
@@ -56,6 +64,8 @@ def main():
              ["nuclei", tissue, "{out}.png", "{out}.csv"]),
         ]
         for name, ours, theirs in cases:
+            if only and name.split()[0] != only:
+                continue
             rows = {"gigaseg": [], "opencv": []}
             for run in range(runs):
                 for side in ("gigaseg", "opencv"):

@@ -3,9 +3,12 @@
 
 #include "gigaseg/core/error.hpp"
 
+#include <Kokkos_Core.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <vector>
 
 namespace gigaseg {
 namespace {
@@ -37,27 +40,18 @@ SyntheticTissue synthetic_tissue(SyntheticParams const& p) {
         hash(p.seed * 0x9e3779b97f4a7c15ULL + std::uint64_t(y) * std::uint64_t(p.width) + std::uint64_t(x));
     return clamp8(base + int(h % std::uint32_t(2 * noise + 1)) - noise);
   };
-  // Background: a bright stain varying slowly across the slide.
-  for (index_t y = 0; y < p.height; ++y) {
-    std::uint8_t* row = t.image.row(y);
-    double const sy = std::sin(double(y) * 0.0021);
-    for (index_t x = 0; x < p.width; ++x) row[x] = noisy(y, x, 200 + int(12 * sy * std::cos(double(x) * 0.0017)));
-  }
+  // Cells are placed one to a square of 4.2 x max_radius (a pair shares its square) in raster
+  // order of the squares, from one random stream; every cell lies inside its square.
+  struct Draw {
+    SyntheticCell cell;
+    int stain;
+  };
   std::mt19937_64 rng(p.seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   double const square = 4.2 * p.max_radius;
-  auto draw = [&](SyntheticCell const& c, int stain) {
-    index_t const y0 = std::max<index_t>(0, index_t(std::floor(c.y - c.radius)));
-    index_t const y1 = std::min<index_t>(p.height - 1, index_t(std::ceil(c.y + c.radius)));
-    index_t const x0 = std::max<index_t>(0, index_t(std::floor(c.x - c.radius)));
-    index_t const x1 = std::min<index_t>(p.width - 1, index_t(std::ceil(c.x + c.radius)));
-    for (index_t y = y0; y <= y1; ++y)
-      for (index_t x = x0; x <= x1; ++x) {
-        double const dx = double(x) - c.x, dy = double(y) - c.y;
-        if (dx * dx + dy * dy <= c.radius * c.radius) t.image(y, x) = noisy(y, x, stain);
-      }
-  };
-  for (double sy = 0; sy + square <= double(p.height); sy += square)
+  std::vector<std::vector<Draw>> bands;  // the cells of each row of squares, in drawing order
+  for (double sy = 0; sy + square <= double(p.height); sy += square) {
+    bands.emplace_back();
     for (double sx = 0; sx + square <= double(p.width); sx += square) {
       if (unit(rng) < p.empty_fraction) continue;
       double const r = p.min_radius + (p.max_radius - p.min_radius) * unit(rng);
@@ -69,18 +63,44 @@ SyntheticTissue synthetic_tissue(SyntheticParams const& p) {
         double const mx = sx + square / 2, my = sy + square / 2;
         SyntheticCell const a{mx - half * std::cos(angle), my - half * std::sin(angle), r};
         SyntheticCell const b{mx + half * std::cos(angle), my + half * std::sin(angle), r2};
-        draw(a, stain);
-        draw(b, std::min(255, stain + 10));
-        t.cells.push_back(a);
-        t.cells.push_back(b);
+        bands.back().push_back({a, stain});
+        bands.back().push_back({b, std::min(255, stain + 10)});
       } else {
         double const margin = r + 1;
         SyntheticCell const c{sx + margin + (square - 2 * margin) * unit(rng),
                               sy + margin + (square - 2 * margin) * unit(rng), r};
-        draw(c, stain);
-        t.cells.push_back(c);
+        bands.back().push_back({c, stain});
       }
     }
+  }
+  for (auto const& band : bands)
+    for (auto const& draw : band) t.cells.push_back(draw.cell);
+
+  // Background: a bright stain varying slowly across the slide; then the cells, each band of
+  // squares on its own host thread (bands do not overlap; inside a band, in drawing order).
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  std::vector<double> column(static_cast<std::size_t>(p.width));
+  for (index_t x = 0; x < p.width; ++x) column[std::size_t(x)] = std::cos(double(x) * 0.0017);
+  Kokkos::parallel_for("gigaseg::synthetic::background", Kokkos::RangePolicy<Host>(0, p.height), [&](index_t y) {
+    std::uint8_t* row = t.image.row(y);
+    double const sy = std::sin(double(y) * 0.0021);
+    for (index_t x = 0; x < p.width; ++x) row[x] = noisy(y, x, 200 + int(12 * sy * column[std::size_t(x)]));
+  });
+  Kokkos::parallel_for("gigaseg::synthetic::cells", Kokkos::RangePolicy<Host>(0, index_t(bands.size())),
+                       [&](index_t b) {
+                         for (auto const& [c, stain] : bands[std::size_t(b)]) {
+                           index_t const y0 = std::max<index_t>(0, index_t(std::floor(c.y - c.radius)));
+                           index_t const y1 = std::min<index_t>(p.height - 1, index_t(std::ceil(c.y + c.radius)));
+                           index_t const x0 = std::max<index_t>(0, index_t(std::floor(c.x - c.radius)));
+                           index_t const x1 = std::min<index_t>(p.width - 1, index_t(std::ceil(c.x + c.radius)));
+                           for (index_t y = y0; y <= y1; ++y)
+                             for (index_t x = x0; x <= x1; ++x) {
+                               double const dx = double(x) - c.x, dy = double(y) - c.y;
+                               if (dx * dx + dy * dy <= c.radius * c.radius) t.image(y, x) = noisy(y, x, stain);
+                             }
+                         }
+                       });
+  Host().fence();
   return t;
 }
 
