@@ -275,6 +275,97 @@ TEST_F(ImageFiles, TiffReadOnSeveralThreadsReportsTheFirstCorruptTile) {
   set_io_threads(0);
 }
 
+template <class T>
+HostImage<T> crop(HostImage<T> const& image, Region const& r) {
+  HostImage<T> out("crop", r.width, r.height);
+  for (index_t y = 0; y < r.height; ++y)
+    for (index_t x = 0; x < r.width; ++x) out(y, x) = image(r.y + y, r.x + x);
+  return out;
+}
+
+// A region of a striped or tiled TIFF, compressed or not, of every pixel type, is the same
+// rectangle of the whole image: corners, edges, one pixel, the whole image, regions across tile
+// and strip boundaries.
+TEST_F(ImageFiles, TiffRegionsAreTheRectanglesOfTheWholeImage) {
+  index_t const w = 301, h = 4099;  // 16-bit rows of 602 bytes: strips of 1741 rows
+  auto const u8 = test::noise_u8(w, h, 41);
+  auto const u16 = test::noise_u16(w, h, 42);
+  auto const f32 = test::noise_f32(w, h, 43);
+  auto const rgb = test::noise_rgb8(w, h, 44);
+  std::vector<Region> const regions = {{0, 0, w, h},        {0, 0, 1, 1},       {w - 1, h - 1, 1, 1},
+                                       {13, 1700, 100, 90}, {0, 1741, w, 1741}, {250, 4000, 51, 99},
+                                       {47, 0, 16, h},      {64, 64, 64, 64}};
+  for (TiffCompression compression : {TiffCompression::none, TiffCompression::deflate})
+    for (index_t tile : {index_t(0), index_t(64)}) {
+      WriteOptions options;
+      options.tiff_compression = compression;
+      options.tiff_tile = tile;
+      write_image(path("a.tif"), u8, options);
+      write_image(path("b.tif"), u16, options);
+      write_image(path("c.tif"), f32, options);
+      write_image(path("d.tif"), rgb, options);
+      for (Region const& r : regions) {
+        SCOPED_TRACE(std::string(to_string(compression)) + " tile " + std::to_string(tile) + " region " +
+                     std::to_string(r.width) + "x" + std::to_string(r.height) + " at " + std::to_string(r.x) + "," +
+                     std::to_string(r.y));
+        expect_same(read_image_region(path("a.tif"), r), crop(u8, r));
+        expect_same(read_image_region(path("b.tif"), r), crop(u16, r));
+        expect_same(read_image_region(path("c.tif"), r), crop(f32, r));
+        expect_same(read_image_region(path("d.tif"), r), crop(rgb, r));
+      }
+    }
+}
+
+// Only the tiles a region overlaps are decoded: a corrupt tile elsewhere does not stop it, and
+// the whole image (or a region over that tile) fails naming the tile.
+TEST_F(ImageFiles, TiffRegionDecodesOnlyTheTilesItOverlaps) {
+  auto const image = test::noise_u8(512, 512, 45);
+  WriteOptions options;
+  options.tiff_tile = 128;
+  write_image(path("t.tif"), image, options);
+  std::string bytes = read_bytes("t.tif");
+  TIFF* tif = TIFFOpen(path("t.tif").c_str(), "r");
+  ASSERT_NE(tif, nullptr);
+  std::uint64_t* offsets = nullptr;
+  ASSERT_TRUE(TIFFGetField(tif, TIFFTAG_TILEOFFSETS, &offsets));
+  std::uint64_t const tile15 = offsets[15];  // the last tile: x 384, y 384
+  TIFFClose(tif);
+  for (std::size_t k = 2; k < 300; ++k) bytes[tile15 + k] = char(0xff);
+  write_bytes("bad.tif", bytes);
+  Region const clear{0, 0, 384, 512};
+  expect_same(read_image_region(path("bad.tif"), clear), crop(image, clear));
+  expect_input_error(path("bad.tif"), "corrupt or truncated tile at 384,384");
+  try {
+    read_image_region(path("bad.tif"), Region{400, 500, 2, 2});
+    FAIL() << "the corrupt tile was not noticed";
+  } catch (Error const& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input);
+    EXPECT_NE(std::string(e.what()).find("tile at 384,384"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ImageFiles, RegionsOutsideTheImageAndStreamFormatsAreRefused) {
+  auto const image = test::noise_u8(100, 80, 46);
+  write_image(path("a.tif"), image);
+  write_image(path("a.png"), image);
+  for (Region const& r : {Region{0, 0, 0, 5}, Region{-1, 0, 5, 5}, Region{90, 0, 11, 5}, Region{0, 75, 5, 6}}) {
+    try {
+      read_image_region(path("a.tif"), r);
+      FAIL() << "region accepted";
+    } catch (Error const& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage) << e.what();
+      EXPECT_NE(std::string(e.what()).find("not inside the 100x80 image"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    read_image_region(path("a.png"), Region{0, 0, 5, 5});
+    FAIL() << "PNG region accepted";
+  } catch (Error const& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot be read by region"), std::string::npos) << e.what();
+  }
+}
+
 TEST(OrderedChunks, WritesEveryChunkInOrderAndStopsAtTheFirstFailure) {
   for (int threads : {1, 2, 5}) {
     std::vector<std::size_t> order;

@@ -205,6 +205,15 @@ AnyHostImage read_image(std::string const& path) {
   GIGASEG_THROW(ErrorKind::internal, path, "unreachable format");
 }
 
+AnyHostImage read_image_region(std::string const& path, Region const& region) {
+  InputSource const source(path);
+  ImageFormat const format = source.format();
+  GIGASEG_REQUIRE(format == ImageFormat::tiff, ErrorKind::input, path,
+                  std::string("a ") + (format == ImageFormat::png ? "PNG" : "PGM/PPM") +
+                      " file cannot be read by region (its rows are one stream); convert it to a tiled TIFF");
+  return detail::read_tiff(path, source.open_path(), &region);
+}
+
 ImageFormat format_for_extension(std::string const& path) {
   auto const dot = path.find_last_of('.');
   auto const slash = path.find_last_of('/');

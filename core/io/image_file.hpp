@@ -60,6 +60,17 @@ int io_threads() noexcept;
 AnyHostImage read_image(std::string const& path);
 ImageFormat detect_format(std::string const& path);
 
+// A rectangle of an image: columns [x, x + width), rows [y, y + height).
+struct Region {
+  index_t x = 0, y = 0, width = 0, height = 0;
+};
+
+// Reads the rectangle `region` of a TIFF or BigTIFF (strips or tiles, any codec libtiff has),
+// decoding only the strips or tiles it overlaps; the pixels are those read_image gives there.
+// Throws Error(usage) naming the file when the region is empty or not inside the image, and
+// Error(input) for a PNG or PGM/PPM, which cannot be read by region (their rows are one stream).
+AnyHostImage read_image_region(std::string const& path, Region const& region);
+
 // The largest image (width x height, and a TIFF tile) the readers accept: a larger one is an
 // Error(resource) naming the file, raised before any pixel memory is allocated. The default, 0,
 // sets no limit beyond memory (whole-slide images are large). A service that reads untrusted
@@ -83,7 +94,7 @@ void check_read_size(std::string const& path, index_t w, index_t h, char const* 
 // The readers name `path` in their errors and read the bytes at `source` (empty: `path` itself);
 // read_image passes a copy of a pipe's stream as `source`.
 AnyHostImage read_png(std::string const& path, std::string const& source = {});
-AnyHostImage read_tiff(std::string const& path, std::string const& source = {});
+AnyHostImage read_tiff(std::string const& path, std::string const& source = {}, Region const* region = nullptr);
 AnyHostImage read_pnm(std::string const& path, std::string const& source = {});
 void write_png(std::string const& temp_path, std::string const& path, AnyHostImage const& image);
 void write_tiff(std::string const& temp_path, std::string const& path, AnyHostImage const& image,

@@ -91,21 +91,26 @@ struct Layout {
   std::uint16_t planar = PLANARCONFIG_CONTIG;
   std::uint16_t *red = nullptr, *green = nullptr, *blue = nullptr;  // palette
   int colour_channels = 1;  // samples that carry the image (1 or 3); the rest are extra (alpha)
+  Region region;            // the rectangle read (the whole image unless a region was asked for)
 };
 
-// Copies one decoded block (strip or tile: `rows` rows of `block_width` pixels, samples
-// interleaved) into the image at (x0, y0), clipped to the image, dropping extra samples.
+// Copies the part of one decoded block (strip or tile: `rows` rows of `block_width` pixels,
+// samples interleaved, its top-left pixel at (x0, y0) of the file's image) that falls inside the
+// region read into `image` (the region's pixels), dropping extra samples.
 template <class T, class Sample>
 void place(HostImage<T> const& image, Layout const& layout, unsigned char const* block, std::uint32_t x0,
            std::uint32_t y0, std::uint32_t block_width, std::uint32_t rows) {
+  Region const& region = layout.region;
+  index_t const left = std::max<index_t>(x0, region.x), top = std::max<index_t>(y0, region.y);
+  index_t const right = std::min<index_t>(index_t(x0) + block_width, region.x + region.width);
+  index_t const bottom = std::min<index_t>(index_t(y0) + rows, region.y + region.height);
+  if (left >= right || top >= bottom) return;
   auto const* samples = reinterpret_cast<Sample const*>(block);
-  std::uint32_t const w = std::min<std::uint32_t>(block_width, layout.width - x0);
-  std::uint32_t const h = std::min<std::uint32_t>(rows, layout.height - y0);
   int const stride = layout.samples;
-  for (std::uint32_t r = 0; r < h; ++r) {
-    Sample const* in = samples + std::size_t(r) * block_width * stride;
-    T* out = image.row(y0 + r) + x0;
-    for (std::uint32_t c = 0; c < w; ++c, in += stride) {
+  for (index_t y = top; y < bottom; ++y) {
+    Sample const* in = samples + (std::size_t(y - y0) * block_width + std::size_t(left - x0)) * stride;
+    T* out = image.row(y - region.y) + (left - region.x);
+    for (index_t c = 0; c < right - left; ++c, in += stride) {
       if constexpr (std::is_same<T, Rgb8>::value) {
         if (layout.photometric == PHOTOMETRIC_PALETTE) {
           unsigned const i = in[0];
@@ -132,8 +137,10 @@ using Reopen = std::function<TIFF*()>;
 
 template <class T, class Sample>
 AnyHostImage decode(TIFF* tif, Layout const& layout, std::string const& path, Reopen const& reopen) {
-  check_read_size(path, layout.width, layout.height);
-  HostImage<T> image(path, layout.width, layout.height);
+  Region const& region = layout.region;
+  check_read_size(path, region.width, region.height,
+                  region.width == layout.width && region.height == layout.height ? "image" : "region");
+  HostImage<T> image(path, region.width, region.height);
   bool const tiled = TIFFIsTiled(tif);
   std::uint32_t block_width = layout.width, block_height = layout.height;
   if (tiled) {
@@ -145,20 +152,26 @@ AnyHostImage decode(TIFF* tif, Layout const& layout, std::string const& path, Re
     TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &block_height);
     block_height = std::min(std::max<std::uint32_t>(block_height, 1), layout.height);
   }
-  std::size_t const across = tiled ? (std::size_t(layout.width) + block_width - 1) / block_width : 1;
-  std::size_t const down = (std::size_t(layout.height) + block_height - 1) / block_height;
+  // The blocks the region overlaps: columns [first_column, first_column + across) of tiles (one
+  // column of strips) and rows [first_row, first_row + down).
+  std::size_t const first_column = tiled ? std::size_t(region.x) / block_width : 0;
+  std::size_t const across =
+      tiled ? (std::size_t(region.x + region.width) + block_width - 1) / block_width - first_column : 1;
+  std::size_t const first_row = std::size_t(region.y) / block_height;
+  std::size_t const down = (std::size_t(region.y + region.height) + block_height - 1) / block_height - first_row;
   std::size_t const chunks = across * down;
   std::size_t const buffer_size = std::size_t(tiled ? TIFFTileSize(tif) : TIFFStripSize(tif));
   // Reads chunk i (tile in raster order, or strip) through `handle` into the image; false with a
   // message on failure.
   auto read_chunk = [&](TIFF* handle, std::size_t i, std::vector<unsigned char>& buffer, std::string& failure) {
     buffer.resize(buffer_size);
-    std::uint32_t const x = std::uint32_t(i % across) * block_width, y = std::uint32_t(i / across) * block_height;
+    std::size_t const column = first_column + i % across, row = first_row + i / across;
+    std::uint32_t const x = std::uint32_t(column) * block_width, y = std::uint32_t(row) * block_height;
     bool const ok = tiled ? TIFFReadTile(handle, buffer.data(), x, y, 0, 0) >= 0
-                          : TIFFReadEncodedStrip(handle, tstrip_t(i), buffer.data(), tmsize_t(buffer.size())) >= 0;
+                          : TIFFReadEncodedStrip(handle, tstrip_t(row), buffer.data(), tmsize_t(buffer.size())) >= 0;
     if (!ok) {
       failure = with_detail(tiled ? "corrupt or truncated tile at " + std::to_string(x) + "," + std::to_string(y)
-                                  : "corrupt or truncated strip " + std::to_string(i));
+                                  : "corrupt or truncated strip " + std::to_string(row));
       return false;
     }
     place<T, Sample>(image, layout, buffer.data(), x, y, block_width, block_height);
@@ -294,7 +307,7 @@ void compress(Codec const& codec, unsigned char const* data, std::size_t length,
 
 }  // namespace
 
-AnyHostImage read_tiff(std::string const& path, std::string const& source) {
+AnyHostImage read_tiff(std::string const& path, std::string const& source, Region const* region) {
   HandlerScope handlers;
   // Opened by descriptor so that libtiff's messages name `path`, not the source's.
   std::string const open_path = source.empty() ? path : source;
@@ -329,6 +342,16 @@ AnyHostImage read_tiff(std::string const& path, std::string const& source) {
   std::uint16_t compression = COMPRESSION_NONE;
   TIFFGetFieldDefaulted(tif.get(), TIFFTAG_COMPRESSION, &compression);
   if (layout.width == 0 || layout.height == 0) fail(path, "TIFF has no pixels");
+  layout.region = Region{0, 0, layout.width, layout.height};
+  if (region != nullptr) {
+    GIGASEG_REQUIRE(region->width > 0 && region->height > 0 && region->x >= 0 && region->y >= 0 &&
+                        region->x + region->width <= layout.width && region->y + region->height <= layout.height,
+                    ErrorKind::usage, path,
+                    "region " + std::to_string(region->width) + "x" + std::to_string(region->height) + " at " +
+                        std::to_string(region->x) + "," + std::to_string(region->y) + " is not inside the " +
+                        std::to_string(layout.width) + "x" + std::to_string(layout.height) + " image");
+    layout.region = *region;
+  }
   // Gray, gray+alpha, RGB and RGBA, with room for a few extra samples. The strip and tile buffers
   // grow with the sample count: a 216-byte file claiming 65279 samples made them 17 GB (found by
   // tests/fuzz).
