@@ -5,6 +5,7 @@
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/io/ordered_chunks.hpp"
+#include "gigaseg/core/io/tile_writer.hpp"
 #include "tests/generators.hpp"
 
 #include <gtest/gtest.h>
@@ -14,12 +15,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #ifndef GIGASEG_TEST_DATA  // set by tests/CMakeLists.txt
@@ -364,6 +367,83 @@ TEST_F(ImageFiles, RegionsOutsideTheImageAndStreamFormatsAreRefused) {
     EXPECT_EQ(e.kind(), ErrorKind::input) << e.what();
     EXPECT_NE(std::string(e.what()).find("cannot be read by region"), std::string::npos) << e.what();
   }
+}
+
+// Tiles handed over from four threads in a scrambled order make the same image, for masks, labels
+// and distances under every codec; the file is tiled (BigTIFF when asked) and readable by region.
+TEST_F(ImageFiles, TileWriterAssemblesTilesFromManyThreadsInAnyOrder) {
+  index_t const w = 1000, h = 700, tile = 256;  // 4 x 3 tiles, the last column and row partial
+  auto const u8 = test::noise_u8(w, h, 51);
+  auto const f32 = test::noise_f32(w, h, 52);
+  auto const labels = blocky_labels(w, h);
+  auto write_all = [&](auto const& image, std::string const& name, WriteOptions const& options) {
+    TiffTileWriter writer(path(name), w, h, pixel_type(AnyHostImage(image)), tile, options);
+    std::vector<std::pair<index_t, index_t>> order;
+    for (index_t r = 0; r < writer.tiles_down(); ++r)
+      for (index_t c = 0; c < writer.tiles_across(); ++c) order.emplace_back(c, r);
+    std::reverse(order.begin(), order.end());
+    std::swap(order[1], order[7]);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < 4; ++t)
+      threads.emplace_back([&, t] {
+        for (std::size_t k = t; k < order.size(); k += 4) {
+          auto const [c, r] = order[k];
+          Region const part{c * tile, r * tile, std::min(tile, w - c * tile), std::min(tile, h - r * tile)};
+          writer.write_tile(c, r, crop(image, part));
+        }
+      });
+    for (auto& thread : threads) thread.join();
+    EXPECT_FALSE(std::ifstream(path(name)).good()) << "nothing under the final name before commit";
+    writer.commit();
+  };
+  for (TiffCompression compression : {TiffCompression::none, TiffCompression::deflate, TiffCompression::zstd}) {
+    SCOPED_TRACE(to_string(compression));
+    WriteOptions options;
+    options.tiff_compression = compression;
+    options.force_bigtiff = compression == TiffCompression::zstd;
+    write_all(u8, "mask.tif", options);
+    write_all(labels, "labels.tif", options);
+    write_all(f32, "distance.tif", options);
+    expect_same(read_image(path("mask.tif")), u8);
+    expect_same(read_image(path("labels.tif")), labels);
+    expect_same(read_image(path("distance.tif")), f32);
+    Region const middle{300, 200, 400, 300};
+    expect_same(read_image_region(path("labels.tif"), middle), crop(labels, middle));
+    EXPECT_EQ(tags_of(path("labels.tif")).tile_width, std::uint32_t(tile));
+    EXPECT_EQ(read_bytes("labels.tif")[2], options.force_bigtiff ? 43 : 42);
+    for (auto const& name : {"mask.tif", "labels.tif", "distance.tif"}) std::remove(path(name).c_str());
+  }
+}
+
+// A tile writer that is not committed, or lacks tiles at commit, leaves nothing; bad tiles are
+// usage errors naming the file.
+TEST_F(ImageFiles, TileWriterLeavesNothingUnlessEveryTileIsWritten) {
+  auto const image = test::noise_u8(100, 40, 53);
+  {
+    TiffTileWriter writer(path("a.tif"), 100, 40, PixelType::u8, 64);
+    writer.write_tile(0, 0, crop(image, Region{0, 0, 64, 40}));
+  }  // destroyed without commit
+  EXPECT_TRUE(entries().empty());
+  auto expect_usage = [&](auto&& action, std::string const& fragment) {
+    try {
+      action();
+      FAIL() << "accepted: " << fragment;
+    } catch (Error const& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage) << e.what();
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("a.tif"), std::string::npos) << e.what();
+    }
+  };
+  {
+    TiffTileWriter writer(path("a.tif"), 100, 40, PixelType::u8, 64);
+    writer.write_tile(1, 0, crop(image, Region{64, 0, 36, 40}));
+    expect_usage([&] { writer.write_tile(1, 0, crop(image, Region{64, 0, 36, 40})); }, "written twice");
+    expect_usage([&] { writer.write_tile(2, 0, crop(image, Region{64, 0, 36, 40})); }, "outside the 2 x 1 tiles");
+    expect_usage([&] { writer.write_tile(0, 0, crop(image, Region{0, 0, 36, 40})); }, "must be 64x40");
+    expect_usage([&] { writer.commit(); }, "1 of 2 tiles were not written");
+  }
+  EXPECT_TRUE(entries().empty());
+  expect_usage([&] { TiffTileWriter(path("a.tif"), 100, 40, PixelType::u8, 40); }, "multiple of 16");
 }
 
 TEST(OrderedChunks, WritesEveryChunkInOrderAndStopsAtTheFirstFailure) {

@@ -4,6 +4,7 @@
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/io/ordered_chunks.hpp"
+#include "gigaseg/core/io/tile_writer.hpp"
 
 #include <libdeflate.h>
 #include <tiffio.h>
@@ -24,7 +25,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace gigaseg::detail {
+namespace gigaseg {
+namespace detail {
 namespace {
 
 // libtiff reports through process-wide handlers; we keep the last message of this thread and put
@@ -399,59 +401,102 @@ AnyHostImage read_tiff(std::string const& path, std::string const& source, Regio
   fail(path, "unsupported TIFF pixel layout: " + what);
 }
 
+namespace {
+
+// A TIFF being written: the open handle (classic or BigTIFF), its codec, and the block layout.
+struct TiffOutput {
+  TiffHandle tif;
+  Codec codec;
+  std::uint16_t scheme = COMPRESSION_NONE;
+  int samples = 1;
+  index_t pixel = 1;  // bytes
+};
+
+TiffOutput open_output(std::string const& temp_path, std::string const& path, index_t w, index_t h, PixelType type,
+                       WriteOptions const& options) {
+  GIGASEG_REQUIRE(w > 0 && h > 0 && w <= 0xffffffffLL && h <= 0xffffffffLL, ErrorKind::usage, path,
+                  "TIFF dimensions must be between 1 and 2^32-1");
+  GIGASEG_REQUIRE(options.tiff_tile % 16 == 0 && options.tiff_tile >= 0, ErrorKind::usage, path,
+                  "TIFF tile size must be a multiple of 16");
+  TiffOutput out;
+  out.codec = Codec{options.tiff_compression, options.compression_level,
+                    std::uint16_t(type == PixelType::f32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL)};
+  GIGASEG_REQUIRE(out.codec.level >= 0 && out.codec.level <= (out.codec.compression == TiffCompression::zstd ? 19 : 12),
+                  ErrorKind::usage, path,
+                  std::string("compression level must be 0 (default) or 1..") +
+                      (out.codec.compression == TiffCompression::zstd ? "19 for zstd" : "12 for deflate"));
+  out.pixel = bytes_per_pixel(type);
+  // Classic TIFF addresses 4 GiB; leave room for the directory and strip tables.
+  bool const big = options.force_bigtiff || w * h * out.pixel > (index_t(1) << 32) - (index_t(64) << 20);
+  out.tif.reset(TIFFOpen(temp_path.c_str(), big ? "w8" : "w"));
+  if (!out.tif) fail_write(path, "cannot create");
+  TIFF* tif = out.tif.get();
+  out.samples = type == PixelType::rgb8 ? 3 : 1;
+  int const bits = type == PixelType::rgb8 ? 8 : int(out.pixel) * 8;
+  TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, std::uint32_t(w));
+  TIFFSetField(tif, TIFFTAG_IMAGELENGTH, std::uint32_t(h));
+  TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, out.samples);
+  TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, bits);
+  TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, type == PixelType::f32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT);
+  TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, out.samples == 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+  TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  out.scheme = out.codec.compression == TiffCompression::deflate ? COMPRESSION_ADOBE_DEFLATE
+               : out.codec.compression == TiffCompression::zstd  ? COMPRESSION_ZSTD
+                                                                 : COMPRESSION_NONE;
+  if (!TIFFSetField(tif, TIFFTAG_COMPRESSION, out.scheme))
+    fail_write(path, std::string("this libtiff cannot write ") + to_string(out.codec.compression) + " compression");
+  if (out.scheme != COMPRESSION_NONE) TIFFSetField(tif, TIFFTAG_PREDICTOR, out.codec.predictor);
+  return out;
+}
+
+// Applies the predictor to `rows` rows of `block_width` pixels in `block` and compresses them into
+// `bytes`.
+void encode_block(TiffOutput const& out, unsigned char* block, index_t block_width, index_t rows,
+                  std::vector<unsigned char>& bytes, std::string const& path) {
+  if (out.codec.predictor == PREDICTOR_FLOATINGPOINT) {
+    thread_local std::vector<unsigned char> scratch;
+    float_difference_rows(block, std::size_t(rows), std::size_t(block_width), out.samples, scratch);
+  } else {
+    apply_predictor(block, std::size_t(rows), std::size_t(block_width), out.samples, int(out.pixel) / out.samples);
+  }
+  compress(out.codec, block, std::size_t(block_width * rows * out.pixel), bytes, path);
+}
+
+// Writes the directory and closes the file; a failure (a full disk) names `path`.
+void finish(TiffOutput& out, std::string const& path) {
+  if (!TIFFWriteDirectory(out.tif.get())) fail_write(path, "cannot write TIFF directory");
+  TIFF* raw = out.tif.release();
+  errno = 0;
+  TIFFClose(raw);
+  if (tiff_message[0] != '\0') fail_write(path, "write failed");
+}
+
+}  // namespace
+
 void write_tiff(std::string const& temp_path, std::string const& path, AnyHostImage const& image,
                 WriteOptions const& options) {
   HandlerScope handlers;
   PixelType const type = pixel_type(image);
   index_t const w = width(image), h = height(image);
-  GIGASEG_REQUIRE(w > 0 && h > 0 && w <= 0xffffffffLL && h <= 0xffffffffLL, ErrorKind::usage, path,
-                  "TIFF dimensions must be between 1 and 2^32-1");
-  GIGASEG_REQUIRE(options.tiff_tile % 16 == 0 && options.tiff_tile >= 0, ErrorKind::usage, path,
-                  "TIFF tile size must be a multiple of 16");
-  index_t const row_bytes = w * bytes_per_pixel(type);
-  // Classic TIFF addresses 4 GiB; leave room for the directory and strip tables.
-  bool const big = options.force_bigtiff || row_bytes * h > (index_t(1) << 32) - (index_t(64) << 20);
-  TiffHandle tif(TIFFOpen(temp_path.c_str(), big ? "w8" : "w"));
-  if (!tif) fail_write(path, "cannot create");
-  int const samples = type == PixelType::rgb8 ? 3 : 1;
-  int const bits = type == PixelType::rgb8 ? 8 : bytes_per_pixel(type) * 8;
-  TIFFSetField(tif.get(), TIFFTAG_IMAGEWIDTH, std::uint32_t(w));
-  TIFFSetField(tif.get(), TIFFTAG_IMAGELENGTH, std::uint32_t(h));
-  TIFFSetField(tif.get(), TIFFTAG_SAMPLESPERPIXEL, samples);
-  TIFFSetField(tif.get(), TIFFTAG_BITSPERSAMPLE, bits);
-  TIFFSetField(tif.get(), TIFFTAG_SAMPLEFORMAT, type == PixelType::f32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT);
-  TIFFSetField(tif.get(), TIFFTAG_PHOTOMETRIC, samples == 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
-  TIFFSetField(tif.get(), TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-  Codec codec{options.tiff_compression, options.compression_level,
-              std::uint16_t(type == PixelType::f32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL)};
-  GIGASEG_REQUIRE(codec.level >= 0 && codec.level <= (codec.compression == TiffCompression::zstd ? 19 : 12),
-                  ErrorKind::usage, path,
-                  std::string("compression level must be 0 (default) or 1..") +
-                      (codec.compression == TiffCompression::zstd ? "19 for zstd" : "12 for deflate"));
-  std::uint16_t const scheme = codec.compression == TiffCompression::deflate ? COMPRESSION_ADOBE_DEFLATE
-                               : codec.compression == TiffCompression::zstd  ? COMPRESSION_ZSTD
-                                                                             : COMPRESSION_NONE;
-  if (!TIFFSetField(tif.get(), TIFFTAG_COMPRESSION, scheme))
-    fail_write(path, std::string("this libtiff cannot write ") + to_string(codec.compression) + " compression");
-  if (scheme != COMPRESSION_NONE) TIFFSetField(tif.get(), TIFFTAG_PREDICTOR, codec.predictor);
-
+  TiffOutput out = open_output(temp_path, path, w, h, type, options);
+  TIFF* tif = out.tif.get();
   auto row_of = [&](index_t y) {
     return std::visit([y](auto const& view) { return reinterpret_cast<unsigned char const*>(view.row(y)); }, image);
   };
-  index_t const pixel = bytes_per_pixel(type);
+  index_t const pixel = out.pixel;
   // Chunks: tiles in raster order, or strips of about 1 MiB (few enough entries for huge images,
   // small enough to stream). Chunk i covers the rectangle at (x, y) of cw x ch pixels and is
   // stored as block_width x block_height (edge tiles padded with zeros).
   index_t const tile = options.tiff_tile;
-  index_t const rows_per_strip = std::max<index_t>(1, std::min<index_t>(h, (index_t(1) << 20) / row_bytes));
+  index_t const rows_per_strip = std::max<index_t>(1, std::min<index_t>(h, (index_t(1) << 20) / (w * pixel)));
   index_t const across = tile > 0 ? (w + tile - 1) / tile : 1;
   index_t const down = tile > 0 ? (h + tile - 1) / tile : (h + rows_per_strip - 1) / rows_per_strip;
   index_t const block_width = tile > 0 ? tile : w, block_height = tile > 0 ? tile : rows_per_strip;
   if (tile > 0) {
-    TIFFSetField(tif.get(), TIFFTAG_TILEWIDTH, std::uint32_t(tile));
-    TIFFSetField(tif.get(), TIFFTAG_TILELENGTH, std::uint32_t(tile));
+    TIFFSetField(tif, TIFFTAG_TILEWIDTH, std::uint32_t(tile));
+    TIFFSetField(tif, TIFFTAG_TILELENGTH, std::uint32_t(tile));
   } else {
-    TIFFSetField(tif.get(), TIFFTAG_ROWSPERSTRIP, std::uint32_t(rows_per_strip));
+    TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, std::uint32_t(rows_per_strip));
   }
   // Copies chunk i into `block` (block_width x rows) and returns the rows it holds.
   auto gather = [&](std::size_t i, unsigned char* block) {
@@ -467,43 +512,111 @@ void write_tiff(std::string const& temp_path, std::string const& path, AnyHostIm
   std::size_t const chunks = std::size_t(across * down);
   auto store = [&](std::size_t i, unsigned char* data, std::size_t size, bool raw) {
     tmsize_t const n = tmsize_t(size);
-    bool const ok = tile > 0 ? (raw ? TIFFWriteRawTile(tif.get(), ttile_t(i), data, n)
-                                    : TIFFWriteEncodedTile(tif.get(), ttile_t(i), data, n)) == n
-                             : (raw ? TIFFWriteRawStrip(tif.get(), tstrip_t(i), data, n)
-                                    : TIFFWriteEncodedStrip(tif.get(), tstrip_t(i), data, n)) >= 0;
+    bool const ok =
+        tile > 0
+            ? (raw ? TIFFWriteRawTile(tif, ttile_t(i), data, n) : TIFFWriteEncodedTile(tif, ttile_t(i), data, n)) == n
+            : (raw ? TIFFWriteRawStrip(tif, tstrip_t(i), data, n) : TIFFWriteEncodedStrip(tif, tstrip_t(i), data, n)) >=
+                  0;
     if (!ok) fail_write(path, std::string("cannot write ") + (tile > 0 ? "tile " : "strip ") + std::to_string(i));
   };
-  if (scheme == COMPRESSION_NONE) {
+  if (out.scheme == COMPRESSION_NONE) {
     std::vector<unsigned char> block(std::size_t(block_width * block_height * pixel));
     for (std::size_t i = 0; i < chunks; ++i) {
       index_t const rows = gather(i, block.data());
       store(i, block.data(), std::size_t(block_width * rows * pixel), false);
     }
   } else {
-    int const samples_per_pixel = samples;
     encode_in_order(
         chunks, io_threads(),
         [&](std::size_t i, std::vector<unsigned char>& bytes) {
           thread_local std::vector<unsigned char> block;
           block.resize(std::size_t(block_width * block_height * pixel));
           index_t const rows = gather(i, block.data());
-          if (codec.predictor == PREDICTOR_FLOATINGPOINT) {
-            thread_local std::vector<unsigned char> scratch;
-            float_difference_rows(block.data(), std::size_t(rows), std::size_t(block_width), samples_per_pixel,
-                                  scratch);
-          } else {
-            apply_predictor(block.data(), std::size_t(rows), std::size_t(block_width), samples_per_pixel,
-                            int(pixel) / samples_per_pixel);
-          }
-          compress(codec, block.data(), std::size_t(block_width * rows * pixel), bytes, path);
+          encode_block(out, block.data(), block_width, rows, bytes, path);
         },
         [&](std::size_t i, std::vector<unsigned char>& bytes) { store(i, bytes.data(), bytes.size(), true); });
   }
-  if (!TIFFWriteDirectory(tif.get())) fail_write(path, "cannot write TIFF directory");
-  TIFF* raw = tif.release();
-  errno = 0;
-  TIFFClose(raw);
-  if (tiff_message[0] != '\0') fail_write(path, "write failed");
+  finish(out, path);
 }
 
-}  // namespace gigaseg::detail
+}  // namespace detail
+
+struct TiffTileWriter::State {
+  AtomicOutput output;
+  detail::TiffOutput out;
+  std::mutex mutex;
+  std::vector<bool> written;
+  std::size_t count = 0;
+  explicit State(std::string const& path) : output(path) {}
+};
+
+TiffTileWriter::TiffTileWriter(std::string const& path, index_t width, index_t height, PixelType type, index_t tile,
+                               WriteOptions const& options)
+    : path_(path), width_(width), height_(height), type_(type), tile_(tile) {
+  GIGASEG_REQUIRE(format_for_extension(path) == ImageFormat::tiff, ErrorKind::usage, path,
+                  "tiles are written to a .tif or .tiff file");
+  GIGASEG_REQUIRE(tile >= 16 && tile % 16 == 0, ErrorKind::usage, path, "TIFF tile size must be a multiple of 16");
+  WriteOptions tiled = options;
+  tiled.tiff_tile = tile;
+  detail::HandlerScope handlers;
+  state_ = std::make_unique<State>(path);
+  state_->out = detail::open_output(state_->output.temp_path(), path, width, height, type, tiled);
+  TIFFSetField(state_->out.tif.get(), TIFFTAG_TILEWIDTH, std::uint32_t(tile));
+  TIFFSetField(state_->out.tif.get(), TIFFTAG_TILELENGTH, std::uint32_t(tile));
+  state_->written.assign(std::size_t(tiles_across() * tiles_down()), false);
+}
+
+TiffTileWriter::~TiffTileWriter() = default;  // without commit(), AtomicOutput removes the temporary
+
+void TiffTileWriter::write_tile(index_t column, index_t row, AnyHostImage const& pixels) {
+  GIGASEG_REQUIRE(state_ != nullptr, ErrorKind::usage, path_, "write_tile after commit");
+  GIGASEG_REQUIRE(column >= 0 && row >= 0 && column < tiles_across() && row < tiles_down(), ErrorKind::usage, path_,
+                  "tile " + std::to_string(column) + "," + std::to_string(row) + " is outside the " +
+                      std::to_string(tiles_across()) + " x " + std::to_string(tiles_down()) + " tiles");
+  index_t const x = column * tile_, y = row * tile_;
+  index_t const cw = std::min(tile_, width_ - x), ch = std::min(tile_, height_ - y);
+  GIGASEG_REQUIRE(pixel_type(pixels) == type_ && width(pixels) == cw && height(pixels) == ch, ErrorKind::usage, path_,
+                  "tile " + std::to_string(column) + "," + std::to_string(row) + " must be " + std::to_string(cw) +
+                      "x" + std::to_string(ch) + " " + to_string(type_) + " pixels");
+  detail::TiffOutput const& out = state_->out;
+  index_t const pixel = out.pixel;
+  thread_local std::vector<unsigned char> block;
+  block.assign(std::size_t(tile_ * tile_ * pixel), 0);  // edge tiles are padded with zeros
+  std::visit(
+      [&](auto const& view) {
+        for (index_t r = 0; r < ch; ++r)
+          std::memcpy(block.data() + r * tile_ * pixel, view.row(r), std::size_t(cw * pixel));
+      },
+      pixels);
+  std::vector<unsigned char> bytes;
+  unsigned char* data = block.data();
+  std::size_t size = block.size();
+  if (out.scheme != COMPRESSION_NONE) {
+    detail::encode_block(out, block.data(), tile_, tile_, bytes, path_);
+    data = bytes.data();
+    size = bytes.size();
+  }
+  std::size_t const index = std::size_t(row * tiles_across() + column);
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  GIGASEG_REQUIRE(!state_->written[index], ErrorKind::usage, path_,
+                  "tile " + std::to_string(column) + "," + std::to_string(row) + " was written twice");
+  detail::HandlerScope handlers;
+  errno = 0;
+  if (TIFFWriteRawTile(out.tif.get(), ttile_t(index), data, tmsize_t(size)) != tmsize_t(size))
+    detail::fail_write(path_, "cannot write tile " + std::to_string(column) + "," + std::to_string(row));
+  state_->written[index] = true;
+  ++state_->count;
+}
+
+void TiffTileWriter::commit() {
+  GIGASEG_REQUIRE(state_ != nullptr, ErrorKind::usage, path_, "commit twice");
+  GIGASEG_REQUIRE(state_->count == state_->written.size(), ErrorKind::usage, path_,
+                  std::to_string(state_->written.size() - state_->count) + " of " +
+                      std::to_string(state_->written.size()) + " tiles were not written");
+  detail::HandlerScope handlers;
+  detail::finish(state_->out, path_);
+  state_->output.commit();
+  state_.reset();
+}
+
+}  // namespace gigaseg
