@@ -34,3 +34,4 @@
 #include "gigaseg/engine/batch.hpp"
 #include "gigaseg/engine/on_backend.hpp"
 #include "gigaseg/engine/segment.hpp"
+#include "gigaseg/engine/tiled.hpp"

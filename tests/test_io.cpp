@@ -372,12 +372,12 @@ TEST_F(ImageFiles, RegionsOutsideTheImageAndStreamFormatsAreRefused) {
 // Tiles handed over from four threads in a scrambled order make the same image, for masks, labels
 // and distances under every codec; the file is tiled (BigTIFF when asked) and readable by region.
 TEST_F(ImageFiles, TileWriterAssemblesTilesFromManyThreadsInAnyOrder) {
-  index_t const w = 1000, h = 700, tile = 256;  // 4 x 3 tiles, the last column and row partial
+  index_t const w = 1000, h = 700, tile = 256;  // 4 x 6 tiles of 256 x 128, the last column and row partial
   auto const u8 = test::noise_u8(w, h, 51);
   auto const f32 = test::noise_f32(w, h, 52);
   auto const labels = blocky_labels(w, h);
   auto write_all = [&](auto const& image, std::string const& name, WriteOptions const& options) {
-    TiffTileWriter writer(path(name), w, h, pixel_type(AnyHostImage(image)), tile, options);
+    TiffTileWriter writer(path(name), w, h, pixel_type(AnyHostImage(image)), tile, tile / 2, options);
     std::vector<std::pair<index_t, index_t>> order;
     for (index_t r = 0; r < writer.tiles_down(); ++r)
       for (index_t c = 0; c < writer.tiles_across(); ++c) order.emplace_back(c, r);
@@ -388,7 +388,8 @@ TEST_F(ImageFiles, TileWriterAssemblesTilesFromManyThreadsInAnyOrder) {
       threads.emplace_back([&, t] {
         for (std::size_t k = t; k < order.size(); k += 4) {
           auto const [c, r] = order[k];
-          Region const part{c * tile, r * tile, std::min(tile, w - c * tile), std::min(tile, h - r * tile)};
+          index_t const th = tile / 2;
+          Region const part{c * tile, r * th, std::min(tile, w - c * tile), std::min(th, h - r * th)};
           writer.write_tile(c, r, crop(image, part));
         }
       });
@@ -409,7 +410,7 @@ TEST_F(ImageFiles, TileWriterAssemblesTilesFromManyThreadsInAnyOrder) {
     expect_same(read_image(path("distance.tif")), f32);
     Region const middle{300, 200, 400, 300};
     expect_same(read_image_region(path("labels.tif"), middle), crop(labels, middle));
-    EXPECT_EQ(tags_of(path("labels.tif")).tile_width, std::uint32_t(tile));
+    EXPECT_EQ(tags_of(path("labels.tif")).tile_width, std::uint32_t(tile));  // tiles of 256 x 128
     EXPECT_EQ(read_bytes("labels.tif")[2], options.force_bigtiff ? 43 : 42);
     for (auto const& name : {"mask.tif", "labels.tif", "distance.tif"}) std::remove(path(name).c_str());
   }
@@ -420,7 +421,7 @@ TEST_F(ImageFiles, TileWriterAssemblesTilesFromManyThreadsInAnyOrder) {
 TEST_F(ImageFiles, TileWriterLeavesNothingUnlessEveryTileIsWritten) {
   auto const image = test::noise_u8(100, 40, 53);
   {
-    TiffTileWriter writer(path("a.tif"), 100, 40, PixelType::u8, 64);
+    TiffTileWriter writer(path("a.tif"), 100, 40, PixelType::u8, 64, 64);
     writer.write_tile(0, 0, crop(image, Region{0, 0, 64, 40}));
   }  // destroyed without commit
   EXPECT_TRUE(entries().empty());
@@ -435,7 +436,7 @@ TEST_F(ImageFiles, TileWriterLeavesNothingUnlessEveryTileIsWritten) {
     }
   };
   {
-    TiffTileWriter writer(path("a.tif"), 100, 40, PixelType::u8, 64);
+    TiffTileWriter writer(path("a.tif"), 100, 40, PixelType::u8, 64, 64);
     writer.write_tile(1, 0, crop(image, Region{64, 0, 36, 40}));
     expect_usage([&] { writer.write_tile(1, 0, crop(image, Region{64, 0, 36, 40})); }, "written twice");
     expect_usage([&] { writer.write_tile(2, 0, crop(image, Region{64, 0, 36, 40})); }, "outside the 2 x 1 tiles");
@@ -443,7 +444,7 @@ TEST_F(ImageFiles, TileWriterLeavesNothingUnlessEveryTileIsWritten) {
     expect_usage([&] { writer.commit(); }, "1 of 2 tiles were not written");
   }
   EXPECT_TRUE(entries().empty());
-  expect_usage([&] { TiffTileWriter(path("a.tif"), 100, 40, PixelType::u8, 40); }, "multiple of 16");
+  expect_usage([&] { TiffTileWriter(path("a.tif"), 100, 40, PixelType::u8, 40, 64); }, "multiples of 16");
 }
 
 TEST(OrderedChunks, WritesEveryChunkInOrderAndStopsAtTheFirstFailure) {

@@ -205,13 +205,24 @@ AnyHostImage read_image(std::string const& path) {
   GIGASEG_THROW(ErrorKind::internal, path, "unreachable format");
 }
 
-AnyHostImage read_image_region(std::string const& path, Region const& region) {
-  InputSource const source(path);
-  ImageFormat const format = source.format();
+namespace {
+void require_region_readable(std::string const& path, ImageFormat format) {
   GIGASEG_REQUIRE(format == ImageFormat::tiff, ErrorKind::input, path,
                   std::string("a ") + (format == ImageFormat::png ? "PNG" : "PGM/PPM") +
                       " file cannot be read by region (its rows are one stream); convert it to a tiled TIFF");
+}
+}  // namespace
+
+AnyHostImage read_image_region(std::string const& path, Region const& region) {
+  InputSource const source(path);
+  require_region_readable(path, source.format());
   return detail::read_tiff(path, source.open_path(), &region);
+}
+
+ImageShape image_shape(std::string const& path) {
+  InputSource const source(path);
+  require_region_readable(path, source.format());
+  return detail::tiff_shape(path, source.open_path());
 }
 
 ImageFormat format_for_extension(std::string const& path) {

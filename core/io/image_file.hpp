@@ -71,6 +71,12 @@ struct Region {
 // Error(input) for a PNG or PGM/PPM, which cannot be read by region (their rows are one stream).
 AnyHostImage read_image_region(std::string const& path, Region const& region);
 
+// The width and height of a TIFF, from its header alone; errors as read_image_region's.
+struct ImageShape {
+  index_t width = 0, height = 0;
+};
+ImageShape image_shape(std::string const& path);
+
 // The largest image (width x height, and a TIFF tile) the readers accept: a larger one is an
 // Error(resource) naming the file, raised before any pixel memory is allocated. The default, 0,
 // sets no limit beyond memory (whole-slide images are large). A service that reads untrusted
@@ -95,6 +101,7 @@ void check_read_size(std::string const& path, index_t w, index_t h, char const* 
 // read_image passes a copy of a pipe's stream as `source`.
 AnyHostImage read_png(std::string const& path, std::string const& source = {});
 AnyHostImage read_tiff(std::string const& path, std::string const& source = {}, Region const* region = nullptr);
+ImageShape tiff_shape(std::string const& path, std::string const& source);
 AnyHostImage read_pnm(std::string const& path, std::string const& source = {});
 void write_png(std::string const& temp_path, std::string const& path, AnyHostImage const& image);
 void write_tiff(std::string const& temp_path, std::string const& path, AnyHostImage const& image,

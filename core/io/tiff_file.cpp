@@ -309,6 +309,22 @@ void compress(Codec const& codec, unsigned char const* data, std::size_t length,
 
 }  // namespace
 
+ImageShape tiff_shape(std::string const& path, std::string const& source) {
+  HandlerScope handlers;
+  int const fd = ::open((source.empty() ? path : source).c_str(), O_RDONLY | O_CLOEXEC);
+  GIGASEG_REQUIRE(fd >= 0, ErrorKind::input, path, std::strerror(errno));
+  TiffHandle tif(TIFFFdOpen(fd, path.c_str(), "r"));
+  if (!tif) {
+    ::close(fd);
+    fail(path, "cannot open as TIFF");
+  }
+  std::uint32_t width = 0, height = 0;
+  TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &width);
+  TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &height);
+  if (width == 0 || height == 0) fail(path, "TIFF has no pixels");
+  return ImageShape{width, height};
+}
+
 AnyHostImage read_tiff(std::string const& path, std::string const& source, Region const* region) {
   HandlerScope handlers;
   // Opened by descriptor so that libtiff's messages name `path`, not the source's.
@@ -550,19 +566,20 @@ struct TiffTileWriter::State {
   explicit State(std::string const& path) : output(path) {}
 };
 
-TiffTileWriter::TiffTileWriter(std::string const& path, index_t width, index_t height, PixelType type, index_t tile,
-                               WriteOptions const& options)
-    : path_(path), width_(width), height_(height), type_(type), tile_(tile) {
+TiffTileWriter::TiffTileWriter(std::string const& path, index_t width, index_t height, PixelType type,
+                               index_t tile_width, index_t tile_height, WriteOptions const& options)
+    : path_(path), width_(width), height_(height), type_(type), tile_width_(tile_width), tile_height_(tile_height) {
   GIGASEG_REQUIRE(format_for_extension(path) == ImageFormat::tiff, ErrorKind::usage, path,
                   "tiles are written to a .tif or .tiff file");
-  GIGASEG_REQUIRE(tile >= 16 && tile % 16 == 0, ErrorKind::usage, path, "TIFF tile size must be a multiple of 16");
-  WriteOptions tiled = options;
-  tiled.tiff_tile = tile;
+  GIGASEG_REQUIRE(tile_width >= 16 && tile_width % 16 == 0 && tile_height >= 16 && tile_height % 16 == 0,
+                  ErrorKind::usage, path, "TIFF tile sizes must be multiples of 16");
+  WriteOptions untiled = options;
+  untiled.tiff_tile = 0;
   detail::HandlerScope handlers;
   state_ = std::make_unique<State>(path);
-  state_->out = detail::open_output(state_->output.temp_path(), path, width, height, type, tiled);
-  TIFFSetField(state_->out.tif.get(), TIFFTAG_TILEWIDTH, std::uint32_t(tile));
-  TIFFSetField(state_->out.tif.get(), TIFFTAG_TILELENGTH, std::uint32_t(tile));
+  state_->out = detail::open_output(state_->output.temp_path(), path, width, height, type, untiled);
+  TIFFSetField(state_->out.tif.get(), TIFFTAG_TILEWIDTH, std::uint32_t(tile_width));
+  TIFFSetField(state_->out.tif.get(), TIFFTAG_TILELENGTH, std::uint32_t(tile_height));
   state_->written.assign(std::size_t(tiles_across() * tiles_down()), false);
 }
 
@@ -573,26 +590,26 @@ void TiffTileWriter::write_tile(index_t column, index_t row, AnyHostImage const&
   GIGASEG_REQUIRE(column >= 0 && row >= 0 && column < tiles_across() && row < tiles_down(), ErrorKind::usage, path_,
                   "tile " + std::to_string(column) + "," + std::to_string(row) + " is outside the " +
                       std::to_string(tiles_across()) + " x " + std::to_string(tiles_down()) + " tiles");
-  index_t const x = column * tile_, y = row * tile_;
-  index_t const cw = std::min(tile_, width_ - x), ch = std::min(tile_, height_ - y);
+  index_t const x = column * tile_width_, y = row * tile_height_;
+  index_t const cw = std::min(tile_width_, width_ - x), ch = std::min(tile_height_, height_ - y);
   GIGASEG_REQUIRE(pixel_type(pixels) == type_ && width(pixels) == cw && height(pixels) == ch, ErrorKind::usage, path_,
                   "tile " + std::to_string(column) + "," + std::to_string(row) + " must be " + std::to_string(cw) +
                       "x" + std::to_string(ch) + " " + to_string(type_) + " pixels");
   detail::TiffOutput const& out = state_->out;
   index_t const pixel = out.pixel;
   thread_local std::vector<unsigned char> block;
-  block.assign(std::size_t(tile_ * tile_ * pixel), 0);  // edge tiles are padded with zeros
+  block.assign(std::size_t(tile_width_ * tile_height_ * pixel), 0);  // edge tiles are padded with zeros
   std::visit(
       [&](auto const& view) {
         for (index_t r = 0; r < ch; ++r)
-          std::memcpy(block.data() + r * tile_ * pixel, view.row(r), std::size_t(cw * pixel));
+          std::memcpy(block.data() + r * tile_width_ * pixel, view.row(r), std::size_t(cw * pixel));
       },
       pixels);
   std::vector<unsigned char> bytes;
   unsigned char* data = block.data();
   std::size_t size = block.size();
   if (out.scheme != COMPRESSION_NONE) {
-    detail::encode_block(out, block.data(), tile_, tile_, bytes, path_);
+    detail::encode_block(out, block.data(), tile_width_, tile_height_, bytes, path_);
     data = bytes.data();
     size = bytes.size();
   }

@@ -11,23 +11,24 @@ namespace gigaseg {
 class TiffTileWriter {
  public:
   // Creates the temporary file of `path` (.tif or .tiff) for a width x height image of `type`
-  // in square tiles of `tile` pixels (a multiple of 16), compressed as `options` say
+  // in tiles of tile_width x tile_height pixels (multiples of 16), compressed as `options` say
   // (options.tiff_tile is ignored); BigTIFF past 4 GiB of pixels or when options ask for it.
   // Error(usage) for a bad size or extension, Error(input) when the folder is missing.
-  TiffTileWriter(std::string const& path, index_t width, index_t height, PixelType type, index_t tile,
-                 WriteOptions const& options = default_write_options());
+  TiffTileWriter(std::string const& path, index_t width, index_t height, PixelType type, index_t tile_width,
+                 index_t tile_height, WriteOptions const& options = default_write_options());
   // Without commit() (an exception, a failed rank) the temporary file is removed: nothing is left
   // under `path`.
   ~TiffTileWriter();
   TiffTileWriter(TiffTileWriter const&) = delete;
   TiffTileWriter& operator=(TiffTileWriter const&) = delete;
 
-  index_t tile() const noexcept { return tile_; }
-  index_t tiles_across() const noexcept { return (width_ + tile_ - 1) / tile_; }
-  index_t tiles_down() const noexcept { return (height_ + tile_ - 1) / tile_; }
+  index_t tile_width() const noexcept { return tile_width_; }
+  index_t tile_height() const noexcept { return tile_height_; }
+  index_t tiles_across() const noexcept { return (width_ + tile_width_ - 1) / tile_width_; }
+  index_t tiles_down() const noexcept { return (height_ + tile_height_ - 1) / tile_height_; }
 
   // Compresses, on the calling thread, and stores tile (column, row): `pixels` holds its
-  // min(tile, width - x) x min(tile, height - y) pixels of the writer's type (edge tiles are
+  // min(tile_width, width - x) x min(tile_height, height - y) pixels of the writer's type (edge tiles are
   // padded with zeros in the file). Thread-safe; every tile exactly once, in any order.
   // Error(usage) for a tile outside the grid, of the wrong size or type, or written twice;
   // Error(resource) when the disk is full.
@@ -42,7 +43,7 @@ class TiffTileWriter {
   std::string path_;
   index_t width_, height_;
   PixelType type_;
-  index_t tile_;
+  index_t tile_width_, tile_height_;
   std::unique_ptr<State> state_;
 };
 

@@ -208,6 +208,31 @@ check label-stats-of-32-bit-names one_line_naming "l.tif"
 check label-stats-of-32-bit-no-output test ! -e "$work/y.tif"
 expect 2 label-bad-connectivity -- label "$work/l.pgm" "$work/x.tif" --connectivity 6
 check label-bad-connectivity-names one_line_naming "connectivity"
+
+# Labelling tile by tile: the labels and statistics of the in-memory run, byte for byte, for tiles
+# that cut most components (a random 8-bit image of 300 x 200 in 32 x 48 tiles), chosen with
+# --tile or by --memory-limit; the options and inputs it cannot take are refused by name.
+python3 -c "
+import random, sys; w, h = 300, 200; r = random.Random(7)
+open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + bytes(r.randrange(1, 256) if r.random() < 0.45 else 0 for _ in range(w * h)))" "$work/dots.pgm"
+expect 0 dots-tif -- convert "$work/dots.pgm" "$work/dots.tif" --tiff-tile 64
+expect 0 label-memory -- --compression none label "$work/dots.tif" "$work/dots-memory.tif" --stats "$work/dots-memory.csv"
+expect 0 label-tiled -- --json label "$work/dots.tif" "$work/dots-tiled.tif" --stats "$work/dots-tiled.csv" --tile 32x48
+check label-tiled-json python3 -c "import json; d=json.load(open('$work/out')); t=d['tiled']; assert t['tiles']==50 and t['passes']==2 and t['tile_width']==32 and t['pixel_bytes_written']==240000 and d['components']>100"
+check label-tiled-same-stats cmp -s "$work/dots-memory.csv" "$work/dots-tiled.csv"
+expect 0 label-tiled-untile -- --compression none convert "$work/dots-tiled.tif" "$work/dots-untiled.tif"
+check label-tiled-same-labels cmp -s "$work/dots-memory.tif" "$work/dots-untiled.tif"
+expect 0 label-over-budget -- --json label "$work/dots.tif" "$work/dots-budget.tif" --memory-limit 100K
+check label-over-budget-tiled python3 -c "import json; d=json.load(open('$work/out')); assert d['tiled']['tile_width']==4096 and d['tiled']['tiles']==1"
+expect 2 label-bad-tile -- label "$work/dots.tif" "$work/x.tif" --tile 30x48
+check label-bad-tile-names one_line_naming "--tile"
+expect 2 label-bad-limit -- label "$work/dots.tif" "$work/x.tif" --memory-limit lots
+check label-bad-limit-names one_line_naming "--memory-limit"
+expect 2 label-tiled-png-output -- label "$work/dots.tif" "$work/x.png" --tile 32x32
+check label-tiled-png-output-names one_line_naming "x.png"
+expect 3 label-tiled-pgm-input -- label "$work/dots.pgm" "$work/x.tif" --tile 32x32
+check label-tiled-pgm-input-says-why one_line_naming "cannot be read by region"
+check label-tiled-nothing-left test ! -e "$work/x.tif"
 expect 3 label-missing-stats-folder -- label "$work/l.pgm" "$work/x.tif" --stats "$work/nowhere/s.csv"
 check label-no-output test ! -e "$work/x.tif"
 expect 0 segment-nuclei -- --json segment "$work/l.pgm" "$work/s.tif" --pipeline nuclei --foreground bright \

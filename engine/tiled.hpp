@@ -1,0 +1,63 @@
+#pragma once
+// Images larger than memory: operations streamed tile by tile from a TIFF to a tiled TIFF, with
+// results equal, byte for byte, to the same operation on the whole image in memory.
+//
+// The input is read by region (read_image_region: only the strips or tiles a region overlaps are
+// decoded), each tile with the halo its operation needs, computed on the backend the context
+// picks for a tile, and written through TiffTileWriter: at no time is more than a tile and its
+// halo in memory, whatever the image's size.
+#include "gigaseg/algorithms/label_types.hpp"
+#include "gigaseg/algorithms/region_stats.hpp"
+#include "gigaseg/core/context.hpp"
+#include "gigaseg/core/io/image_file.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gigaseg {
+
+struct TiledOptions {
+  // The tiles the image is processed in, and the output's TIFF tiles: multiples of 16.
+  index_t tile_width = 4096, tile_height = 4096;
+  WriteOptions write = default_write_options();  // compression of the output (tiff_tile ignored)
+  // Called after each tile of each pass with (tiles done, tiles in all passes); for progress bars.
+  std::function<void(index_t, index_t)> progress;
+};
+
+// What a tiled run did: the tiles of each pass, the most host memory its tile buffers held at once
+// (the pixels of the tile, its halo and its labels), and the bytes of pixels read and written.
+struct TiledReport {
+  index_t tiles = 0;   // tiles in the image
+  index_t passes = 0;  // passes over the tiles
+  std::size_t peak_tile_bytes = 0;
+  std::size_t pixel_bytes_read = 0, pixel_bytes_written = 0;
+};
+
+struct TiledLabelResult {
+  index_t components = 0;
+  std::vector<RegionStats> regions;  // when asked for: as region_stats on the whole image
+  TiledReport report;
+};
+
+// Connected components of the TIFF `input` (8/16/32-bit gray or 8-bit RGB, taken to gray as
+// read_image's users do), written to `output` (.tif, 32-bit labels, tiled): labels equal to label()
+// on the whole image, canonical (components numbered by their first pixel in raster order), under
+// 4- or 8-connectivity (diagonal neighbours across tile corners included) and in equal-value mode.
+//
+// Two passes. The first labels each tile on its own, keeps the labels and values of the tile's
+// four edges and each tile-local component's partial statistics (integer sums in image
+// coordinates; the perimeter counted against the pixels of a one-pixel halo); tile-local
+// components that touch across tile edges and corners are then joined (union-find whose root is
+// the component's first pixel) and numbered in raster order of their first pixels. The second
+// pass labels each tile again (labelling is deterministic) and writes the global numbers.
+// With `stats`, the regions' statistics against the input's intensities (8- or 16-bit), equal to
+// region_stats() on the whole image.
+//
+// Errors as read_image_region and TiffTileWriter: Error(input) naming the file and the tile for a
+// corrupt tile, Error(resource) for a full disk, and nothing under `output` on any failure.
+TiledLabelResult label_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,
+                             LabelParams const& params = {}, bool stats = false, TiledOptions const& options = {});
+
+}  // namespace gigaseg

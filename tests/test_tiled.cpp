@@ -1,0 +1,201 @@
+// Labelling under tiling on every backend: label_tiled on a TIFF must give, pixel for pixel, the
+// labels of label() on the whole image in memory and the statistics of region_stats(), for small
+// tiles (so that most components cross tile edges and corners), rectangular tiles, 4- and
+// 8-connectivity, equal-value class maps, striped and tiled inputs, colour, and adversarial
+// images: one component through every tile, chains of pixels that touch only diagonally at tile
+// corners, a spiral whose first pixel is in the last tile it crosses.
+#include "gigaseg/algorithms/label.hpp"
+#include "gigaseg/algorithms/region_stats.hpp"
+#include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/engine/tiled.hpp"
+#include "tests/backends.hpp"
+#include "tests/generators.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
+
+namespace gigaseg {
+namespace {
+
+template <class ExecSpace>
+class Tiled : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/gigaseg-tiled-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    for (char const* name : {"in.tif", "out.tif"}) std::remove((dir_ + "/" + name).c_str());
+    rmdir(dir_.c_str());
+  }
+  std::string path(char const* name) const { return dir_ + "/" + name; }
+  std::string dir_;
+};
+GIGASEG_BACKEND_TEST_SUITE(Tiled);
+
+template <class Space>
+ContextOptions context_on() {
+  ContextOptions options;
+#ifdef KOKKOS_ENABLE_SERIAL
+  if (std::is_same<Space, Kokkos::Serial>::value) options.backend = Backend::serial;
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  if (std::is_same<Space, Kokkos::OpenMP>::value) options.backend = Backend::openmp;
+#endif
+#ifdef KOKKOS_ENABLE_CUDA
+  if (std::is_same<Space, Kokkos::Cuda>::value) options.backend = Backend::cuda;
+#endif
+  options.set_small_image_pixels(0);
+  return options;
+}
+
+// Masks with many components of every shape: noise thresholded at `percent`.
+HostImage<std::uint8_t> noise_mask(index_t w, index_t h, int percent, std::uint64_t seed) {
+  auto mask = test::noise_u8(w, h, seed);
+  for (index_t y = 0; y < h; ++y)
+    for (index_t x = 0; x < w; ++x) mask(y, x) = mask(y, x) < percent * 255 / 100 ? std::uint8_t(1 + x % 200) : 0;
+  return mask;
+}
+
+// A one-pixel-wide spiral from the outside in: one component crossing every tile, whose first
+// pixel in raster order is on the first row while its other end is in the middle.
+HostImage<std::uint8_t> spiral(index_t side) {
+  HostImage<std::uint8_t> image("spiral", side, side);
+  for (index_t y = 0; y < side; ++y)
+    for (index_t x = 0; x < side; ++x) image(y, x) = 0;
+  index_t x0 = 0, y0 = 0, x1 = side - 1, y1 = side - 1;
+  while (x0 <= x1 && y0 <= y1) {
+    for (index_t x = x0; x <= x1; ++x) image(y0, x) = 9;
+    for (index_t y = y0; y <= y1; ++y) image(y, x1) = 9;
+    for (index_t x = x0; x <= x1; ++x) image(y1, x) = 9;
+    for (index_t y = y0 + 2; y <= y1; ++y) image(y, x0) = 9;
+    if (x0 + 2 <= x1) image(y0 + 2, x0 + 1) = 9;
+    x0 += 2;
+    y0 += 2;
+    x1 -= 2;
+    y1 -= 2;
+  }
+  return image;
+}
+
+// Diagonal chains: pixels that touch only at corners, placed so that many meet at tile corners.
+HostImage<std::uint8_t> diagonals(index_t w, index_t h) {
+  HostImage<std::uint8_t> image("diagonals", w, h);
+  for (index_t y = 0; y < h; ++y)
+    for (index_t x = 0; x < w; ++x) image(y, x) = ((x + y) % 16 == 0 || (x - y + 4 * h) % 16 == 0) ? 5 : 0;
+  return image;
+}
+
+// Class maps: equal values connected (equal-value mode).
+HostImage<std::uint8_t> classes(index_t w, index_t h) {
+  HostImage<std::uint8_t> image("classes", w, h);
+  for (index_t y = 0; y < h; ++y)
+    for (index_t x = 0; x < w; ++x) image(y, x) = std::uint8_t(((x / 5) + (y / 7) * 3 + (x * y) % 3) % 4);
+  return image;
+}
+
+template <class Space, class T>
+void expect_tiled_equals_memory(std::string const& in, std::string const& out, HostImage<T> const& image,
+                                LabelParams params, TiledOptions options, WriteOptions input_options) {
+  SCOPED_TRACE("connectivity " + std::to_string(params.connectivity) + (params.equal_value ? " equal-value" : "") +
+               " tiles " + std::to_string(options.tile_width) + "x" + std::to_string(options.tile_height) +
+               " input tile " + std::to_string(input_options.tiff_tile));
+  write_image(in, image, input_options);
+  Kokkos::DefaultHostExecutionSpace host;
+  HostImage<Label> expected("expected", image.width(), image.height());
+  index_t const n = label(host, ImageView<T const, Kokkos::HostSpace>(image), expected, params);
+  auto const stats = region_stats(host, ImageView<Label const, Kokkos::HostSpace>(expected), n,
+                                  ImageView<T const, Kokkos::HostSpace>(image));
+  ExecutionContext context(context_on<Space>());
+  index_t calls = 0;
+  options.progress = [&](index_t done, index_t all) {
+    ++calls;
+    EXPECT_LE(done, all);
+  };
+  TiledLabelResult const result = label_tiled(context, in, out, params, true, options);
+  ASSERT_EQ(result.components, n);
+  AnyHostImage const written = read_image(out);
+  ASSERT_TRUE(std::holds_alternative<HostImage<Label>>(written));
+  EXPECT_EQ(test::count_differences(std::get<HostImage<Label>>(written), expected), 0);
+  ASSERT_EQ(result.regions.size(), stats.size());
+  for (std::size_t i = 0; i < stats.size(); ++i) {
+    RegionStats const &a = result.regions[i], &b = stats[i];
+    ASSERT_TRUE(a.label == b.label && a.area == b.area && a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 &&
+                a.y1 == b.y1 && a.cx == b.cx && a.cy == b.cy && a.perimeter == b.perimeter &&
+                a.mean_intensity == b.mean_intensity && a.min_intensity == b.min_intensity &&
+                a.max_intensity == b.max_intensity)
+        << "region " << b.label << ": area " << a.area << " vs " << b.area << ", perimeter " << a.perimeter << " vs "
+        << b.perimeter << ", box " << a.x0 << "," << a.y0 << "-" << a.x1 << "," << a.y1;
+  }
+  index_t const tiles = ((image.width() + options.tile_width - 1) / options.tile_width) *
+                        ((image.height() + options.tile_height - 1) / options.tile_height);
+  EXPECT_EQ(result.report.tiles, tiles);
+  EXPECT_EQ(calls, 2 * tiles);
+  EXPECT_EQ(result.report.pixel_bytes_written, std::size_t(image.width() * image.height()) * sizeof(Label));
+}
+
+TYPED_TEST(Tiled, LabelsAndStatisticsEqualTheWholeImage) {
+  WriteOptions striped, tiled;
+  tiled.tiff_tile = 32;
+  TiledOptions small;
+  small.tile_width = small.tile_height = 16;
+  TiledOptions oblong;
+  oblong.tile_width = 48;
+  oblong.tile_height = 32;
+  for (int connectivity : {4, 8}) {
+    LabelParams params;
+    params.connectivity = connectivity;
+    for (int percent : {20, 45, 60}) {
+      auto const mask = noise_mask(203, 157, percent, std::uint64_t(percent));
+      expect_tiled_equals_memory<TypeParam>(this->path("in.tif"), this->path("out.tif"), mask, params, small, striped);
+      expect_tiled_equals_memory<TypeParam>(this->path("in.tif"), this->path("out.tif"), mask, params, oblong, tiled);
+    }
+    expect_tiled_equals_memory<TypeParam>(this->path("in.tif"), this->path("out.tif"), spiral(150), params, small,
+                                          tiled);
+    expect_tiled_equals_memory<TypeParam>(this->path("in.tif"), this->path("out.tif"), diagonals(160, 144), params,
+                                          small, striped);
+    LabelParams equal = params;
+    equal.equal_value = true;
+    expect_tiled_equals_memory<TypeParam>(this->path("in.tif"), this->path("out.tif"), classes(130, 90), equal, oblong,
+                                          striped);
+    auto const u16 = test::noise_u16(77, 61, 7);
+    HostImage<std::uint16_t> sparse("sparse", 77, 61);
+    for (index_t y = 0; y < 61; ++y)
+      for (index_t x = 0; x < 77; ++x) sparse(y, x) = u16(y, x) < 30000 ? u16(y, x) : 0;
+    expect_tiled_equals_memory<TypeParam>(this->path("in.tif"), this->path("out.tif"), sparse, params, small, tiled);
+  }
+}
+
+// One tile as large as the image, and a tile larger than the image: the in-memory result too.
+TYPED_TEST(Tiled, OneTileIsTheInMemoryCase) {
+  TiledOptions big;
+  big.tile_width = 256;
+  big.tile_height = 512;
+  expect_tiled_equals_memory<TypeParam>(this->path("in.tif"), this->path("out.tif"), noise_mask(200, 100, 40, 3),
+                                        LabelParams{}, big, WriteOptions{});
+}
+
+TYPED_TEST(Tiled, BadTilesAndInputsAreRefusedWithNothingWritten) {
+  ExecutionContext context(context_on<TypeParam>());
+  write_image(this->path("in.tif"), noise_mask(64, 64, 40, 4));
+  TiledOptions bad;
+  bad.tile_width = 40;
+  EXPECT_THROW(label_tiled(context, this->path("in.tif"), this->path("out.tif"), LabelParams{}, false, bad), Error);
+  write_image(this->path("in.tif"), test::noise_f32(64, 64, 5));
+  try {
+    label_tiled(context, this->path("in.tif"), this->path("out.tif"));
+    FAIL() << "a float image was labelled";
+  } catch (Error const& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input);
+    EXPECT_NE(std::string(e.what()).find("in.tif"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(access(this->path("out.tif").c_str(), F_OK), 0) << "nothing under the output's name";
+}
+
+}  // namespace
+}  // namespace gigaseg
