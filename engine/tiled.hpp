@@ -7,6 +7,7 @@
 // picks for a tile, and written through TiffTileWriter: at no time is more than a tile and its
 // halo in memory, whatever the image's size.
 #include "gigaseg/algorithms/label_types.hpp"
+#include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
 #include "gigaseg/core/context.hpp"
 #include "gigaseg/core/io/image_file.hpp"
@@ -59,5 +60,21 @@ struct TiledLabelResult {
 // corrupt tile, Error(resource) for a full disk, and nothing under `output` on any failure.
 TiledLabelResult label_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,
                              LabelParams const& params = {}, bool stats = false, TiledOptions const& options = {});
+
+struct TiledNucleiResult {
+  int threshold = 0;
+  bool dark = false;  // the side taken
+  index_t components = 0;
+  std::vector<RegionStats> regions;
+  TiledReport report;
+};
+
+// The `nuclei` pipeline (algorithms/pipelines/nuclei.hpp) on a TIFF (8-bit gray or RGB) tile by
+// tile, equal to segment_nuclei on the whole image: a first pass takes the histogram of every
+// tile, Otsu's threshold and the side from it as the in-memory pipeline does; then label_tiled's
+// two passes on each tile's mask, with the statistics against the gray image. Three passes.
+TiledNucleiResult segment_nuclei_tiled(ExecutionContext const& context, std::string const& input,
+                                       std::string const& output, NucleiParams const& params = {},
+                                       TiledOptions const& options = {});
 
 }  // namespace gigaseg

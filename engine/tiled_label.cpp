@@ -1,6 +1,7 @@
-// Connected components and their statistics under tiling (engine/tiled.hpp).
+// Connected components, their statistics and the nuclei pipeline under tiling (engine/tiled.hpp).
 #include "gigaseg/algorithms/convert.hpp"
 #include "gigaseg/algorithms/label.hpp"
+#include "gigaseg/algorithms/otsu.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
 #include "gigaseg/engine/on_backend.hpp"
@@ -130,10 +131,17 @@ HostImage<Label> label_core(ExecutionContext const& context, HostImage<T> const&
   return labels;
 }
 
-}  // namespace
+// What a tile is labelled from, and the intensities its statistics take.
+struct TileInputs {
+  GrayTile label_input, intensity;
+};
+using Prepare = std::function<TileInputs(AnyHostImage&&)>;
 
-TiledLabelResult label_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,
-                             LabelParams const& params, bool stats, TiledOptions const& options) {
+// label_tiled (engine/tiled.hpp) on tiles prepared by `prepare`; `earlier_passes` passes over the
+// tiles came before (for progress).
+TiledLabelResult label_tiles(ExecutionContext const& context, std::string const& input, std::string const& output,
+                             LabelParams const& params, bool stats, TiledOptions const& options, Prepare const& prepare,
+                             index_t earlier_passes) {
   GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "LabelParams::connectivity",
                   "must be 4 or 8");
   GIGASEG_REQUIRE(options.tile_width >= 16 && options.tile_width % 16 == 0 && options.tile_height >= 16 &&
@@ -145,11 +153,11 @@ TiledLabelResult label_tiled(ExecutionContext const& context, std::string const&
   index_t const tiles = grid.across * grid.down;
   TiledLabelResult result;
   result.report.tiles = tiles;
-  result.report.passes = 2;
+  result.report.passes = earlier_passes + 2;
   auto note_tile = [&](std::size_t bytes_read, std::size_t tile_bytes, index_t done) {
     result.report.pixel_bytes_read += bytes_read;
     result.report.peak_tile_bytes = std::max(result.report.peak_tile_bytes, tile_bytes);
-    if (options.progress) options.progress(done, 2 * tiles);
+    if (options.progress) options.progress(earlier_passes * tiles + done, result.report.passes * tiles);
   };
 
   // Pass 1: tile-local components, their partial statistics and the tiles' edges.
@@ -162,17 +170,19 @@ TiledLabelResult label_tiled(ExecutionContext const& context, std::string const&
       Region const core = grid.core(c, r), halo = grid.halo(core);
       AnyHostImage raw = read_image_region(input, halo);
       std::size_t const read_bytes = std::size_t(halo.width * halo.height * bytes_per_pixel(pixel_type(raw)));
-      GrayTile const values = gray_of(context, std::move(raw), input);
+      TileInputs const inputs = prepare(std::move(raw));
       std::visit(
-          [&](auto const& v) {
+          [&](auto const& v, auto const& intensity) {
             using T = typename std::decay_t<decltype(v)>::value_type;
-            GIGASEG_REQUIRE((!stats || !std::is_same<T, std::uint32_t>::value), ErrorKind::input, input,
+            using I = typename std::decay_t<decltype(intensity)>::value_type;
+            GIGASEG_REQUIRE((!stats || !std::is_same<I, std::uint32_t>::value), ErrorKind::input, input,
                             "statistics need an 8- or 16-bit image for the intensities, not a 32-bit one");
             Region const inner{core.x - halo.x, core.y - halo.y, core.width, core.height};
             index_t n = 0;
             HostImage<Label> const labels = label_core(context, v, inner, params, &n);
             note_tile(read_bytes,
-                      std::size_t(halo.width * halo.height) * sizeof(T) + std::size_t(core.width * core.height) * 4,
+                      std::size_t(halo.width * halo.height) * (sizeof(T) + sizeof(I)) +
+                          std::size_t(core.width * core.height) * sizeof(Label),
                       t + 1);
             Edges& e = edges[std::size_t(t)];
             e.components = n;
@@ -203,9 +213,10 @@ TiledLabelResult label_tiled(ExecutionContext const& context, std::string const&
                 p.x1 = std::max(p.x1, gx);
                 p.y1 = std::max(p.y1, gy);
                 p.first = std::min(p.first, gy * grid.width + gx);
-                p.sum_intensity += value;
-                p.min_intensity = std::min<std::uint64_t>(p.min_intensity, value);
-                p.max_intensity = std::max<std::uint64_t>(p.max_intensity, value);
+                std::uint32_t const level = value_at(intensity, hx, hy);
+                p.sum_intensity += level;
+                p.min_intensity = std::min<std::uint64_t>(p.min_intensity, level);
+                p.max_intensity = std::max<std::uint64_t>(p.max_intensity, level);
                 // Past the image's border counts (docs of region_stats); halo pixels past the
                 // clipped halo are past the border.
                 bool const left = gx == 0 || outside(hx - 1, hy, value);
@@ -236,7 +247,7 @@ TiledLabelResult label_tiled(ExecutionContext const& context, std::string const&
               e.right_value[std::size_t(y)] = value_at(v, inner.x + w - 1, y + inner.y);
             }
           },
-          values);
+          inputs.label_input, inputs.intensity);
     }
 
   // Join the tile-local components that touch across tile edges and corners.
@@ -334,7 +345,7 @@ TiledLabelResult label_tiled(ExecutionContext const& context, std::string const&
       Region const core = grid.core(c, r);
       AnyHostImage raw = read_image_region(input, core);
       std::size_t const read_bytes = std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw)));
-      GrayTile const values = gray_of(context, std::move(raw), input);
+      TileInputs const inputs = prepare(std::move(raw));
       std::visit(
           [&](auto const& v) {
             index_t n = 0;
@@ -352,9 +363,81 @@ TiledLabelResult label_tiled(ExecutionContext const& context, std::string const&
             note_tile(read_bytes, std::size_t(core.width * core.height) * (sizeof(Label) + sizeof(v(0, 0))),
                       tiles + t + 1);
           },
-          values);
+          inputs.label_input);
     }
   writer.commit();
+  return result;
+}
+
+}  // namespace
+
+TiledLabelResult label_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,
+                             LabelParams const& params, bool stats, TiledOptions const& options) {
+  return label_tiles(
+      context, input, output, params, stats, options,
+      [&](AnyHostImage&& raw) {
+        GrayTile values = gray_of(context, std::move(raw), input);
+        return TileInputs{values, values};
+      },
+      0);
+}
+
+TiledNucleiResult segment_nuclei_tiled(ExecutionContext const& context, std::string const& input,
+                                       std::string const& output, NucleiParams const& params,
+                                       TiledOptions const& options) {
+  GIGASEG_REQUIRE(options.tile_width >= 16 && options.tile_width % 16 == 0 && options.tile_height >= 16 &&
+                      options.tile_height % 16 == 0,
+                  ErrorKind::usage, "TiledOptions::tile_width",
+                  "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
+  ImageShape const shape = image_shape(input);
+  Grid const grid(shape.width, shape.height, options.tile_width, options.tile_height);
+  index_t const tiles = grid.across * grid.down;
+  // The gray tile: 8-bit gray as it is, colour as BT.601 gray; other types as segment_image refuses.
+  auto gray8 = [&](AnyHostImage&& raw) {
+    GrayTile values = gray_of(context, std::move(raw), input);
+    auto* gray = std::get_if<HostImage<std::uint8_t>>(&values);
+    GIGASEG_REQUIRE(gray != nullptr, ErrorKind::input, input, "the nuclei pipeline needs an 8-bit gray or RGB image");
+    return *gray;
+  };
+  // Pass 1: the histogram of the whole image, Otsu's threshold and the side, as otsu_mask takes them.
+  std::vector<std::uint64_t> counts(256, 0);
+  std::size_t bytes_read = 0;
+  for (index_t r = 0; r < grid.down; ++r)
+    for (index_t c = 0; c < grid.across; ++c) {
+      Region const core = grid.core(c, r);
+      HostImage<std::uint8_t> const gray = gray8(read_image_region(input, core));
+      bytes_read += std::size_t(core.width * core.height);
+      for (index_t y = 0; y < core.height; ++y) {
+        std::uint8_t const* row = gray.row(y);
+        for (index_t x = 0; x < core.width; ++x) ++counts[row[x]];
+      }
+      if (options.progress) options.progress(r * grid.across + c + 1, 3 * tiles);
+    }
+  TiledNucleiResult result;
+  result.threshold = otsu_bin(counts.data(), 256);
+  index_t above = 0;
+  for (int b = result.threshold + 1; b < 256; ++b) above += index_t(counts[std::size_t(b)]);
+  result.dark = params.foreground == Foreground::dark ||
+                (params.foreground == Foreground::automatic && above > shape.width * shape.height - above);
+  // Passes 2 and 3: the components of the chosen side, statistics against the gray.
+  int const t = result.threshold;
+  bool const dark = result.dark;
+  LabelParams label_params;
+  label_params.connectivity = params.connectivity;
+  TiledLabelResult labelled = label_tiles(
+      context, input, output, label_params, true, options,
+      [&](AnyHostImage&& raw) {
+        HostImage<std::uint8_t> gray = gray8(std::move(raw));
+        HostImage<std::uint8_t> mask("gigaseg::tiled::mask", gray.width(), gray.height());
+        for (index_t y = 0; y < gray.height(); ++y)
+          for (index_t x = 0; x < gray.width(); ++x) mask(y, x) = (gray(y, x) > t) != dark ? 255 : 0;
+        return TileInputs{mask, gray};
+      },
+      1);
+  result.components = labelled.components;
+  result.regions = std::move(labelled.regions);
+  result.report = labelled.report;
+  result.report.pixel_bytes_read += bytes_read;
   return result;
 }
 

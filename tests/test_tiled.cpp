@@ -4,7 +4,10 @@
 // 8-connectivity, equal-value class maps, striped and tiled inputs, colour, and adversarial
 // images: one component through every tile, chains of pixels that touch only diagonally at tile
 // corners, a spiral whose first pixel is in the last tile it crosses.
+#include "gigaseg/algorithms/convert.hpp"
 #include "gigaseg/algorithms/label.hpp"
+#include "gigaseg/algorithms/pipelines/nuclei.hpp"
+#include "gigaseg/algorithms/pipelines/synthetic.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/engine/tiled.hpp"
@@ -178,6 +181,74 @@ TYPED_TEST(Tiled, OneTileIsTheInMemoryCase) {
   big.tile_height = 512;
   expect_tiled_equals_memory<TypeParam>(this->path("in.tif"), this->path("out.tif"), noise_mask(200, 100, 40, 3),
                                         LabelParams{}, big, WriteOptions{});
+}
+
+bool same_stats(RegionStats const& a, RegionStats const& b) {
+  return a.label == b.label && a.area == b.area && a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 && a.y1 == b.y1 &&
+         a.cx == b.cx && a.cy == b.cy && a.perimeter == b.perimeter && a.mean_intensity == b.mean_intensity &&
+         a.min_intensity == b.min_intensity && a.max_intensity == b.max_intensity;
+}
+
+// The nuclei pipeline tile by tile: the threshold, the side, the labels and the statistics of
+// segment_nuclei on the whole image, on synthetic tissue (dark nuclei) and on its inverse (bright),
+// gray and colour, with tiles that cut most cells.
+TYPED_TEST(Tiled, NucleiPipelineEqualsTheWholeImage) {
+  SyntheticParams synthetic;
+  synthetic.width = 333;
+  synthetic.height = 250;
+  synthetic.seed = 5;
+  HostImage<std::uint8_t> const tissue = synthetic_tissue(synthetic).image;
+  HostImage<std::uint8_t> inverse("inverse", tissue.width(), tissue.height());
+  HostImage<Rgb8> colour("colour", tissue.width(), tissue.height());
+  for (index_t y = 0; y < tissue.height(); ++y)
+    for (index_t x = 0; x < tissue.width(); ++x) {
+      std::uint8_t const v = tissue(y, x);
+      inverse(y, x) = std::uint8_t(255 - v);
+      colour(y, x) = Rgb8{v, std::uint8_t(v / 2 + 40), std::uint8_t(255 - v / 3)};
+    }
+  Kokkos::DefaultHostExecutionSpace host;
+  ExecutionContext context(context_on<TypeParam>());
+  for (int connectivity : {4, 8}) {
+    NucleiParams params;
+    params.connectivity = connectivity;
+    for (index_t tile : {index_t(16), index_t(64)}) {
+      TiledOptions options;
+      options.tile_width = tile;
+      options.tile_height = 2 * tile;
+      bool dark = false;
+      auto check = [&](AnyHostImage const& image, char const* name) {
+        SCOPED_TRACE(std::string(name) + " connectivity " + std::to_string(connectivity) + " tile " +
+                     std::to_string(tile));
+        write_image(this->path("in.tif"), image);
+        HostImage<std::uint8_t> gray("gray", tissue.width(), tissue.height());
+        if (auto const* rgb = std::get_if<HostImage<Rgb8>>(&image)) {
+          rgb_to_gray(host, ImageView<Rgb8 const, Kokkos::HostSpace>(*rgb), gray);
+          host.fence();
+        } else {
+          gray = std::get<HostImage<std::uint8_t>>(image);
+        }
+        HostImage<Label> expected("expected", gray.width(), gray.height());
+        NucleiResult const memory =
+            segment_nuclei(host, ImageView<std::uint8_t const, Kokkos::HostSpace>(gray), expected, params);
+        TiledNucleiResult const tiled =
+            segment_nuclei_tiled(context, this->path("in.tif"), this->path("out.tif"), params, options);
+        EXPECT_EQ(tiled.threshold, memory.threshold);
+        EXPECT_EQ(tiled.dark, memory.dark);
+        ASSERT_EQ(tiled.components, memory.components);
+        EXPECT_EQ(test::count_differences(std::get<HostImage<Label>>(read_image(this->path("out.tif"))), expected), 0);
+        ASSERT_EQ(tiled.regions.size(), memory.regions.size());
+        for (std::size_t i = 0; i < memory.regions.size(); ++i)
+          ASSERT_TRUE(same_stats(tiled.regions[i], memory.regions[i])) << "region " << i + 1;
+        EXPECT_EQ(tiled.report.passes, 3);
+        dark = memory.dark;
+      };
+      check(tissue, "tissue");
+      EXPECT_TRUE(dark) << "synthetic tissue has dark nuclei";
+      check(inverse, "inverse");
+      EXPECT_FALSE(dark) << "its inverse has bright ones";
+      check(colour, "colour");
+    }
+  }
 }
 
 TYPED_TEST(Tiled, BadTilesAndInputsAreRefusedWithNothingWritten) {

@@ -5,56 +5,12 @@
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/algorithms/label.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
+#include "apps/gigaseg/tiling.hpp"
 #include "gigaseg/engine/tiled.hpp"
 
-#include <unistd.h>
-
-#include <cstdio>
 #include <iostream>
 
 namespace gigaseg::cli {
-namespace {
-
-// "WxH" (multiples of 16), or a usage error naming --tile.
-std::pair<index_t, index_t> parse_tile(std::string const& text) {
-  long long w = 0, h = 0;
-  char extra = 0;
-  bool const parsed = std::sscanf(text.c_str(), "%lldx%lld%c", &w, &h, &extra) == 2;
-  GIGASEG_REQUIRE(parsed && w >= 16 && h >= 16 && w % 16 == 0 && h % 16 == 0 && w <= 65536 && h <= 65536,
-                  ErrorKind::usage, "--tile",
-                  "'" + text + "' is not WxH with W and H multiples of 16 between 16 and 65536 (e.g. 4096x4096)");
-  return {index_t(w), index_t(h)};
-}
-
-// "N", "NK", "NM" or "NG" bytes, or a usage error naming --memory-limit.
-std::size_t parse_bytes(std::string const& text) {
-  double value = 0;
-  char unit = 0, extra = 0;
-  int const fields = std::sscanf(text.c_str(), "%lf%c%c", &value, &unit, &extra);
-  double scale = 1;
-  if (fields >= 2)
-    scale = unit == 'K' || unit == 'k'   ? 1024.0
-            : unit == 'M' || unit == 'm' ? 1048576.0
-            : unit == 'G' || unit == 'g' ? 1073741824.0
-                                         : 0;
-  GIGASEG_REQUIRE(fields >= 1 && fields <= 2 && scale > 0 && value > 0, ErrorKind::usage, "--memory-limit",
-                  "'" + text + "' is not a size such as 8G, 512M or 1000000");
-  return std::size_t(value * scale);
-}
-
-// The memory an in-memory label run may take: --memory-limit, else three quarters of the host
-// memory available now.
-std::size_t memory_budget(std::string const& limit) {
-  if (!limit.empty()) return parse_bytes(limit);
-  return std::size_t(double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)) * 0.75);
-}
-
-// Bytes a pixel the in-memory labelling holds at its peak: the input (at most 4), the labels (4)
-// and the union-find's parents and the statistics' scratch (8).
-constexpr double label_bytes_per_pixel = 16;
-
-}  // namespace
-
 Command make_label_command(CLI::App& parent) {
   struct Arguments {
     std::string input, output, stats, path = "auto", tile, memory_limit;
@@ -72,25 +28,14 @@ Command make_label_command(CLI::App& parent) {
   command.app->add_flag("--equal-value", arguments->equal_value,
                         "components of connected pixels with the same nonzero value (class maps)");
   command.app->add_option("--path", arguments->path, "auto|portable|tuned");
-  command.app->add_option("--tile", arguments->tile,
-                          "WxH: label a TIFF tile by tile (W, H multiples of 16), never whole in memory; the "
-                          "labels are the same, written as a tiled TIFF");
-  command.app->add_option("--memory-limit", arguments->memory_limit,
-                          "SIZE (e.g. 8G): a TIFF whose labelling would take more is labelled in 4096x4096 "
-                          "tiles; default 3/4 of the available host memory");
+  add_tiling_options(*command.app, arguments->tile, arguments->memory_limit);
   command.run = [arguments](Session& session) {
     check_label_output(arguments->output);
     if (!arguments->stats.empty()) {
       AtomicOutput check(arguments->stats);  // a missing folder fails before any work
     }
-    std::pair<index_t, index_t> tile{0, 0};
-    if (!arguments->tile.empty()) tile = parse_tile(arguments->tile);
-    std::size_t const budget = memory_budget(arguments->memory_limit);
-    if (tile.first == 0 && detect_format(arguments->input) == ImageFormat::tiff) {
-      ImageShape const shape = image_shape(arguments->input);
-      if (double(shape.width) * double(shape.height) * label_bytes_per_pixel > double(budget)) tile = {4096, 4096};
-    }
-    if (tile.first > 0) {
+    Tiling const tiling = choose_tiling(arguments->input, arguments->tile, arguments->memory_limit);
+    if (tiling.tiled()) {
       GIGASEG_REQUIRE(format_for_extension(arguments->output) == ImageFormat::tiff, ErrorKind::usage, arguments->output,
                       "tiled labels are written to a .tif or .tiff file");
       LabelParams params;
@@ -98,8 +43,8 @@ Command make_label_command(CLI::App& parent) {
       params.equal_value = arguments->equal_value;
       params.path = parse_path(arguments->path);
       TiledOptions options;
-      options.tile_width = tile.first;
-      options.tile_height = tile.second;
+      options.tile_width = tiling.tile_width;
+      options.tile_height = tiling.tile_height;
       TiledLabelResult result;
       {
         StageTimer timer(session, "compute");  // reading, labelling and writing interleave
@@ -113,19 +58,12 @@ Command make_label_command(CLI::App& parent) {
       ImageShape const shape = image_shape(arguments->input);
       auto& r = session.report;
       r["command"] = "label";
-      r["backend"] = to_string(session.context.resolve(tile.first * tile.second, OpFamily::label));
+      r["backend"] = to_string(session.context.resolve(tiling.tile_width * tiling.tile_height, OpFamily::label));
       r["width"] = shape.width;
       r["height"] = shape.height;
       r["connectivity"] = params.connectivity;
       r["components"] = result.components;
-      r["tiled"] = {{"tile_width", tile.first},
-                    {"tile_height", tile.second},
-                    {"tiles", result.report.tiles},
-                    {"passes", result.report.passes},
-                    {"peak_tile_bytes", result.report.peak_tile_bytes},
-                    {"pixel_bytes_read", result.report.pixel_bytes_read},
-                    {"pixel_bytes_written", result.report.pixel_bytes_written},
-                    {"memory_budget_bytes", budget}};
+      r["tiled"] = tiled_report(tiling, result.report);
       if (!session.options.json && !session.options.quiet) std::cout << result.components << "\n";
       return;
     }

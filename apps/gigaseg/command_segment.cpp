@@ -5,6 +5,7 @@
 // come back once; --json reports every stage's time.
 #include "apps/gigaseg/label_output.hpp"
 #include "apps/gigaseg/pipeline_run.hpp"
+#include "apps/gigaseg/tiling.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
 
 #include <iostream>
@@ -14,9 +15,43 @@ namespace gigaseg::cli {
 namespace {
 
 struct SegmentArguments {
-  std::string input, output, stats, overlay;
+  std::string input, output, stats, overlay, tile, memory_limit;
   PipelineArguments pipeline;
 };
+
+// The nuclei pipeline tile by tile (engine/tiled.hpp): the same labels and statistics.
+void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& tiling) {
+  GIGASEG_REQUIRE(a.pipeline.pipeline == "nuclei", ErrorKind::usage, "--tile",
+                  "tiles are for --pipeline nuclei (the " + a.pipeline.pipeline + " pipeline runs in memory)");
+  GIGASEG_REQUIRE(a.overlay.empty(), ErrorKind::usage, "--overlay", "an overlay is not written tile by tile");
+  GIGASEG_REQUIRE(format_for_extension(a.output) == ImageFormat::tiff, ErrorKind::usage, a.output,
+                  "tiled labels are written to a .tif or .tiff file");
+  PipelineParams const params = pipeline_params(a.pipeline);
+  TiledOptions options;
+  options.tile_width = tiling.tile_width;
+  options.tile_height = tiling.tile_height;
+  TiledNucleiResult result;
+  {
+    StageTimer timer(session, "compute");  // reading, segmenting and writing interleave
+    result = segment_nuclei_tiled(session.context, a.input, a.output, std::get<NucleiParams>(params), options);
+  }
+  {
+    StageTimer timer(session, "write");
+    if (!a.stats.empty()) write_stats_csv(a.stats, result.regions);
+  }
+  ImageShape const shape = image_shape(a.input);
+  auto& r = session.report;
+  r["command"] = "segment";
+  r["pipeline"] = "nuclei";
+  r["backend"] = to_string(session.context.resolve(tiling.tile_width * tiling.tile_height, OpFamily::pipeline));
+  r["width"] = shape.width;
+  r["height"] = shape.height;
+  r["threshold"] = result.threshold;
+  r["foreground"] = result.dark ? "dark" : "bright";
+  r["components"] = result.components;
+  r["tiled"] = tiled_report(tiling, result.report);
+  if (!session.options.json && !session.options.quiet) std::cout << result.components << "\n";
+}
 
 }  // namespace
 
@@ -32,6 +67,7 @@ Command make_segment_command(CLI::App& parent) {
   add_pipeline_options(app, a.pipeline);
   app.add_option("--stats", a.stats, "CSV of the regions");
   app.add_option("--overlay", a.overlay, "PNG of the input with coloured region boundaries");
+  add_tiling_options(app, a.tile, a.memory_limit);
   command.run = [arguments](Session& session) {
     SegmentArguments const& a = *arguments;
     check_pipeline_arguments(a.pipeline);
@@ -44,6 +80,9 @@ Command make_segment_command(CLI::App& parent) {
                       "the overlay is a .png file");
       AtomicOutput check(a.overlay);
     }
+    Tiling const tiling =
+        a.pipeline.pipeline == "nuclei" || !a.tile.empty() ? choose_tiling(a.input, a.tile, a.memory_limit) : Tiling{};
+    if (tiling.tiled()) return segment_tiled(session, a, tiling);
     AnyHostImage image;
     {
       StageTimer timer(session, "read");

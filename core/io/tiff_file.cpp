@@ -583,7 +583,12 @@ TiffTileWriter::TiffTileWriter(std::string const& path, index_t width, index_t h
   state_->written.assign(std::size_t(tiles_across() * tiles_down()), false);
 }
 
-TiffTileWriter::~TiffTileWriter() = default;  // without commit(), AtomicOutput removes the temporary
+// Without commit(), AtomicOutput removes the temporary. Closing an unfinished file makes libtiff
+// try to write its directory: its messages (a full disk) are caught here, not printed.
+TiffTileWriter::~TiffTileWriter() {
+  detail::HandlerScope handlers;
+  state_.reset();
+}
 
 void TiffTileWriter::write_tile(index_t column, index_t row, AnyHostImage const& pixels) {
   GIGASEG_REQUIRE(state_ != nullptr, ErrorKind::usage, path_, "write_tile after commit");

@@ -233,6 +233,21 @@ check label-tiled-png-output-names one_line_naming "x.png"
 expect 3 label-tiled-pgm-input -- label "$work/dots.pgm" "$work/x.tif" --tile 32x32
 check label-tiled-pgm-input-says-why one_line_naming "cannot be read by region"
 check label-tiled-nothing-left test ! -e "$work/x.tif"
+expect 0 tissue-tif -- demo --size 512 --out "$work/tissue"
+expect 0 tissue-tiled-tif -- convert "$work/tissue/tissue.png" "$work/tissue.tif" --tiff-tile 64
+expect 0 nuclei-memory -- --compression none segment "$work/tissue.tif" "$work/n-memory.tif" --pipeline nuclei \
+  --stats "$work/n-memory.csv"
+expect 0 nuclei-tiled -- --json segment "$work/tissue.tif" "$work/n-tiled.tif" --pipeline nuclei \
+  --stats "$work/n-tiled.csv" --tile 48x32
+check nuclei-tiled-json python3 -c "import json; d=json.load(open('$work/out')); t=d['tiled']; assert t['passes']==3 and t['tiles']==176 and d['foreground']=='dark' and d['components']>10"
+check nuclei-tiled-same-stats cmp -s "$work/n-memory.csv" "$work/n-tiled.csv"
+expect 0 nuclei-tiled-untile -- --compression none convert "$work/n-tiled.tif" "$work/n-untiled.tif"
+check nuclei-tiled-same-labels cmp -s "$work/n-memory.tif" "$work/n-untiled.tif"
+expect 2 cells-tiled -- segment "$work/tissue.tif" "$work/c.tif" --pipeline cells --tile 64x64
+check cells-tiled-names-tile one_line_naming "--tile"
+expect 2 nuclei-tiled-overlay -- segment "$work/tissue.tif" "$work/n.tif" --pipeline nuclei --tile 64x64 \
+  --overlay "$work/n.png"
+check nuclei-tiled-overlay-names one_line_naming "--overlay"
 expect 3 label-missing-stats-folder -- label "$work/l.pgm" "$work/x.tif" --stats "$work/nowhere/s.csv"
 check label-no-output test ! -e "$work/x.tif"
 expect 0 segment-nuclei -- --json segment "$work/l.pgm" "$work/s.tif" --pipeline nuclei --foreground bright \

@@ -176,6 +176,32 @@ expect 3 truncated-tiff -- convert "$work/cut.tif" "$work/cut.png"
 check truncated-tiff-one-line one_line_naming "cut.tif"
 check truncated-tiff-no-huge-number bash -c "! grep -q '1844674407' '$work/err'"
 
+# --- A corrupt tile in the middle of a TIFF read tile by tile: an input error naming the file and
+# the tile, and nothing under the output's name.
+python3 -c "
+import random, sys; w, h = 256, 256; r = random.Random(3)
+open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + bytes(255 if r.random() < 0.4 else 0 for _ in range(w * h)))" "$work/dots.pgm"
+expect 0 dots-tiles -- convert "$work/dots.pgm" "$work/dots.tif" --tiff-tile 64
+python3 -c "
+import sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+# The TileOffsets entry (tag 324) of the classic TIFF's first directory: tile 5 is at x 64, y 64.
+ifd = int.from_bytes(data[4:8], 'little'); count = int.from_bytes(data[ifd:ifd + 2], 'little')
+for k in range(count):
+    e = ifd + 2 + 12 * k
+    if int.from_bytes(data[e:e + 2], 'little') == 324:
+        table = int.from_bytes(data[e + 8:e + 12], 'little')
+        at = int.from_bytes(data[table + 20:table + 24], 'little')
+        data[at + 2:at + 200] = b'\xff' * 198
+open(sys.argv[2], 'wb').write(data)" "$work/dots.tif" "$work/dots-bad.tif"
+for command in "label" "segment --pipeline nuclei"; do
+  name=corrupt-tile-${command%% *}
+  expect 3 "$name" -- $command "$work/dots-bad.tif" "$work/bad-out.tif" --tile 64x64
+  check "$name-names-file" one_line_naming "dots-bad.tif"
+  check "$name-names-tile" one_line_naming "tile at 64,64"
+  check "$name-nothing-left" test ! -e "$work/bad-out.tif"
+done
+
 # --- Full disk and unwritable outputs: resource error, exit 4, nothing half-written.
 for command in "--json info" "histogram $work/in.pgm" "kmeans $work/in.pgm $work/k-full.tif --k 2"; do
   name=stdout-full-${command%% *}
@@ -207,6 +233,12 @@ open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + random.Random(2).ra
     --stats "$work/small/stats.csv" --overlay "$work/small/overlay.png"
   check disk-full-stats-no-labels test ! -e "$work/labels-ok.tif"
   check disk-full-stats-nothing-left test -z "$(ls -A "$work/small")"
+  # Labels written tile by tile: a full disk is the same exit 4, and nothing is left.
+  expect 0 noisy-tiles -- convert "$work/noisy.pgm" "$work/noisy-tiles.tif" --tiff-tile 64
+  expect 4 disk-full-tiled-labels -- --compression none label "$work/noisy-tiles.tif" "$work/small/labels.tif" \
+    --tile 64x64
+  check disk-full-tiled-labels-one-line one_line_naming "no space left on device"
+  check disk-full-tiled-labels-nothing-left test -z "$(ls -A "$work/small")"
   umount "$work/small" && mounted=""
 else
   echo "SKIP disk-full checks: need root to mount a small tmpfs"

@@ -1,0 +1,79 @@
+#include "apps/gigaseg/tiling.hpp"
+
+#include "gigaseg/core/error.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <utility>
+
+namespace gigaseg::cli {
+namespace {
+
+// "WxH" (multiples of 16), or a usage error naming --tile.
+std::pair<index_t, index_t> parse_tile(std::string const& text) {
+  long long w = 0, h = 0;
+  char extra = 0;
+  bool const parsed = std::sscanf(text.c_str(), "%lldx%lld%c", &w, &h, &extra) == 2;
+  GIGASEG_REQUIRE(parsed && w >= 16 && h >= 16 && w % 16 == 0 && h % 16 == 0 && w <= 65536 && h <= 65536,
+                  ErrorKind::usage, "--tile",
+                  "'" + text + "' is not WxH with W and H multiples of 16 between 16 and 65536 (e.g. 4096x4096)");
+  return {index_t(w), index_t(h)};
+}
+
+// "N", "NK", "NM" or "NG" bytes, or a usage error naming --memory-limit.
+std::size_t parse_bytes(std::string const& text) {
+  double value = 0;
+  char unit = 0, extra = 0;
+  int const fields = std::sscanf(text.c_str(), "%lf%c%c", &value, &unit, &extra);
+  double scale = 1;
+  if (fields >= 2)
+    scale = unit == 'K' || unit == 'k'   ? 1024.0
+            : unit == 'M' || unit == 'm' ? 1048576.0
+            : unit == 'G' || unit == 'g' ? 1073741824.0
+                                         : 0;
+  GIGASEG_REQUIRE(fields >= 1 && fields <= 2 && scale > 0 && value > 0, ErrorKind::usage, "--memory-limit",
+                  "'" + text + "' is not a size such as 8G, 512M or 1000000");
+  return std::size_t(value * scale);
+}
+
+}  // namespace
+
+void add_tiling_options(CLI::App& app, std::string& tile, std::string& memory_limit) {
+  app.add_option("--tile", tile,
+                 "WxH: run on a TIFF tile by tile (W, H multiples of 16), never whole in memory; the result is "
+                 "the same, the labels written as a tiled TIFF");
+  app.add_option("--memory-limit", memory_limit,
+                 "SIZE (e.g. 8G): a TIFF whose in-memory run would take more runs in 4096x4096 tiles; default 3/4 "
+                 "of the available host memory");
+}
+
+Tiling choose_tiling(std::string const& input, std::string const& tile, std::string const& memory_limit) {
+  Tiling tiling;
+  tiling.budget = memory_limit.empty()
+                      ? std::size_t(double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)) * 0.75)
+                      : parse_bytes(memory_limit);
+  if (!tile.empty()) {
+    std::tie(tiling.tile_width, tiling.tile_height) = parse_tile(tile);
+    return tiling;
+  }
+  if (detect_format(input) == ImageFormat::tiff) {
+    ImageShape const shape = image_shape(input);
+    if (double(shape.width) * double(shape.height) * in_memory_bytes_per_pixel > double(tiling.budget))
+      tiling.tile_width = tiling.tile_height = 4096;
+  }
+  return tiling;
+}
+
+nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report) {
+  return {{"tile_width", tiling.tile_width},
+          {"tile_height", tiling.tile_height},
+          {"tiles", report.tiles},
+          {"passes", report.passes},
+          {"peak_tile_bytes", report.peak_tile_bytes},
+          {"pixel_bytes_read", report.pixel_bytes_read},
+          {"pixel_bytes_written", report.pixel_bytes_written},
+          {"memory_budget_bytes", tiling.budget}};
+}
+
+}  // namespace gigaseg::cli
