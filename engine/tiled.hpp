@@ -11,7 +11,10 @@
 #include "gigaseg/algorithms/region_stats.hpp"
 #include "gigaseg/core/context.hpp"
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/io/tile_writer.hpp"
+#include "gigaseg/engine/on_backend.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -35,6 +38,57 @@ struct TiledReport {
   std::size_t peak_tile_bytes = 0;
   std::size_t pixel_bytes_read = 0, pixel_bytes_written = 0;
 };
+
+// An image-to-image operation of the 8-bit gray image (colour becomes BT.601 gray) whose output
+// pixel depends only on the input pixels within `halo` of it, the image's border handled by the
+// operation itself (median, Gaussian, Sobel): compute(space, in, out) fills `out` (OutT, in's size)
+// on the backend the context picks for a tile. Each tile is read with its halo (clipped to the
+// image), computed as an image of its own, and its core written: at internal tile edges the halo
+// holds the real neighbours and the operation's border rule touches only halo pixels, so the output
+// equals compute on the whole image, byte for byte. One pass.
+template <class OutT, class Compute>
+TiledReport filter_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,
+                         index_t halo, OpFamily family, Compute&& compute, TiledOptions const& options = {}) {
+  GIGASEG_REQUIRE(options.tile_width >= 16 && options.tile_width % 16 == 0 && options.tile_height >= 16 &&
+                      options.tile_height % 16 == 0,
+                  ErrorKind::usage, "TiledOptions::tile_width",
+                  "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
+  GIGASEG_REQUIRE(halo >= 0, ErrorKind::usage, "filter_tiled(halo)", "must be 0 or more");
+  ImageShape const shape = image_shape(input);
+  index_t const across = (shape.width + options.tile_width - 1) / options.tile_width;
+  index_t const down = (shape.height + options.tile_height - 1) / options.tile_height;
+  TiledReport report;
+  report.tiles = across * down;
+  report.passes = 1;
+  TiffTileWriter writer(output, shape.width, shape.height, PixelTraits<OutT>::type, options.tile_width,
+                        options.tile_height, options.write);
+  for (index_t r = 0; r < down; ++r)
+    for (index_t c = 0; c < across; ++c) {
+      index_t const x = c * options.tile_width, y = r * options.tile_height;
+      index_t const w = std::min(options.tile_width, shape.width - x),
+                    h = std::min(options.tile_height, shape.height - y);
+      index_t const x0 = std::max<index_t>(0, x - halo), y0 = std::max<index_t>(0, y - halo);
+      index_t const x1 = std::min(shape.width, x + w + halo), y1 = std::min(shape.height, y + h + halo);
+      Region const extended{x0, y0, x1 - x0, y1 - y0};
+      AnyHostImage const tile = read_image_region(input, extended);
+      report.pixel_bytes_read += std::size_t(extended.width * extended.height * bytes_per_pixel(pixel_type(tile)));
+      HostImage<OutT> computed;
+      on_backend(context, extended.width * extended.height, family, [&](auto const& space) {
+        using Memory = typename std::decay_t<decltype(space)>::memory_space;
+        ImageView<std::uint8_t const, Memory> in = gray8_on(space, tile, input);
+        ImageView<OutT, Memory> out("gigaseg::tiled::filtered", in.width(), in.height());
+        compute(space, in, out);
+        computed = download(space, out);
+      });
+      writer.write_tile(c, r, computed.roi(x - x0, y - y0, w, h));
+      report.pixel_bytes_written += std::size_t(w * h) * sizeof(OutT);
+      report.peak_tile_bytes =
+          std::max(report.peak_tile_bytes, std::size_t(extended.width * extended.height) * (4 + sizeof(OutT)));
+      if (options.progress) options.progress(r * across + c + 1, report.tiles);
+    }
+  writer.commit();
+  return report;
+}
 
 struct TiledLabelResult {
   index_t components = 0;

@@ -5,6 +5,7 @@
 // images: one component through every tile, chains of pixels that touch only diagonally at tile
 // corners, a spiral whose first pixel is in the last tile it crosses.
 #include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/filters.hpp"
 #include "gigaseg/algorithms/label.hpp"
 #include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "gigaseg/algorithms/pipelines/synthetic.hpp"
@@ -249,6 +250,45 @@ TYPED_TEST(Tiled, NucleiPipelineEqualsTheWholeImage) {
       check(colour, "colour");
     }
   }
+}
+
+// Filters tile by tile: the output of the filter on the whole image, byte for byte, with halos
+// larger than some tiles (a Gaussian of 19 taps over 16-pixel tiles), for 8-bit and float outputs.
+TYPED_TEST(Tiled, FiltersEqualTheWholeImage) {
+  using Memory = typename TypeParam::memory_space;
+  SyntheticParams synthetic;
+  synthetic.width = 203;
+  synthetic.height = 157;
+  HostImage<std::uint8_t> const tissue = synthetic_tissue(synthetic).image;
+  write_image(this->path("in.tif"), tissue);
+  ExecutionContext context(context_on<TypeParam>());
+  TypeParam space;
+  TiledOptions options;
+  options.tile_width = 16;
+  options.tile_height = 32;
+  auto check = [&](auto out_type, index_t halo, auto&& compute, char const* name) {
+    using OutT = decltype(out_type);
+    SCOPED_TRACE(name);
+    auto const on_space = clone<Memory>(space, tissue, "in");
+    ImageView<OutT, Memory> whole("whole", tissue.width(), tissue.height());
+    compute(space, ImageView<std::uint8_t const, Memory>(on_space), whole);
+    auto const expected = clone<Kokkos::HostSpace>(space, whole, "expected");
+    space.fence();
+    TiledReport const report = filter_tiled<OutT>(context, this->path("in.tif"), this->path("out.tif"), halo,
+                                                  OpFamily::filter, compute, options);
+    EXPECT_EQ(report.tiles, 13 * 5);
+    AnyHostImage const written = read_image(this->path("out.tif"));
+    ASSERT_TRUE(std::holds_alternative<HostImage<OutT>>(written));
+    EXPECT_EQ(test::count_differences(std::get<HostImage<OutT>>(written), expected), 0);
+  };
+  check(
+      std::uint8_t{}, 2, [](auto const& s, auto const& in, auto const& out) { median(s, in, out, 5); }, "median 5");
+  GaussianParams const wide{3.0, 0};  // 19 taps: a halo of 9
+  check(
+      std::uint8_t{}, 9, [&](auto const& s, auto const& in, auto const& out) { gaussian(s, in, out, wide); },
+      "gaussian sigma 3");
+  check(
+      float{}, 1, [](auto const& s, auto const& in, auto const& out) { sobel_magnitude(s, in, out); }, "sobel");
 }
 
 TYPED_TEST(Tiled, BadTilesAndInputsAreRefusedWithNothingWritten) {

@@ -3,6 +3,8 @@
 // an image, convert it to 8-bit gray on the backend, compute an output image there, bring it back
 // and write it atomically; stages timed, size reported.
 #include "apps/gigaseg/backend_dispatch.hpp"
+#include "apps/gigaseg/tiling.hpp"
+#include "gigaseg/engine/tiled.hpp"
 
 #include <string>
 #include <type_traits>
@@ -10,14 +12,44 @@
 
 namespace gigaseg::cli {
 
+// The --tile / --memory-limit request of a command that can run tile by tile, and the halo its
+// operation needs (the input pixels an output pixel depends on, on each side).
+struct FilterTiling {
+  std::string tile, memory_limit;
+  index_t halo = 0;
+};
+
 // compute(space, in, out) fills `out` (OutT, same size as the image) from the gray image `in`.
+// With `tiling` (and --tile given, or a TIFF past --memory-limit) the image is computed tile by
+// tile (engine/tiled.hpp, filter_tiled), with the same output.
 template <class OutT, class Compute>
 void run_gray8_filter(Session& session, std::string const& input, std::string const& output, OpFamily family,
-                      Compute&& compute) {
+                      Compute&& compute, FilterTiling const* tiling = nullptr) {
   ImageFormat const format = format_for_extension(output);  // a bad OUT fails before any work
   if constexpr (std::is_same<OutT, float>::value)
     GIGASEG_REQUIRE(format == ImageFormat::tiff, ErrorKind::usage, output,
                     "this command writes 32-bit float pixels: give a .tif or .tiff output");
+  if (tiling != nullptr) {
+    Tiling const chosen = choose_tiling(input, tiling->tile, tiling->memory_limit);
+    if (chosen.tiled()) {
+      GIGASEG_REQUIRE(format == ImageFormat::tiff, ErrorKind::usage, output,
+                      "tiles are written to a .tif or .tiff file");
+      TiledOptions options;
+      options.tile_width = chosen.tile_width;
+      options.tile_height = chosen.tile_height;
+      TiledReport report;
+      {
+        StageTimer timer(session, "compute");  // reading, computing and writing interleave
+        report = filter_tiled<OutT>(session.context, input, output, tiling->halo, family, compute, options);
+      }
+      ImageShape const shape = image_shape(input);
+      session.report["backend"] = to_string(session.context.resolve(chosen.tile_width * chosen.tile_height, family));
+      session.report["width"] = shape.width;
+      session.report["height"] = shape.height;
+      session.report["tiled"] = tiled_report(chosen, report);
+      return;
+    }
+  }
   AnyHostImage image;
   {
     StageTimer timer(session, "read");

@@ -243,6 +243,13 @@ check nuclei-tiled-json python3 -c "import json; d=json.load(open('$work/out'));
 check nuclei-tiled-same-stats cmp -s "$work/n-memory.csv" "$work/n-tiled.csv"
 expect 0 nuclei-tiled-untile -- --compression none convert "$work/n-tiled.tif" "$work/n-untiled.tif"
 check nuclei-tiled-same-labels cmp -s "$work/n-memory.tif" "$work/n-untiled.tif"
+for filter in "median --size 5" "gaussian --sigma 3" "sobel"; do
+  name=$(echo "$filter" | tr ' ' '-')
+  expect 0 "$name-memory" -- --compression none $filter "$work/tissue.tif" "$work/f-memory.tif"
+  expect 0 "$name-tiled" -- $filter "$work/tissue.tif" "$work/f-tiled.tif" --tile 32x16
+  expect 0 "$name-untile" -- --compression none convert "$work/f-tiled.tif" "$work/f-untiled.tif"
+  check "$name-tiled-same" cmp -s "$work/f-memory.tif" "$work/f-untiled.tif"
+done
 expect 2 cells-tiled -- segment "$work/tissue.tif" "$work/c.tif" --pipeline cells --tile 64x64
 check cells-tiled-names-tile one_line_naming "--tile"
 expect 2 nuclei-tiled-overlay -- segment "$work/tissue.tif" "$work/n.tif" --pipeline nuclei --tile 64x64 \
