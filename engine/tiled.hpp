@@ -13,6 +13,7 @@
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
 #include "gigaseg/engine/on_backend.hpp"
+#include "gigaseg/engine/tile_pipeline.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -56,36 +57,49 @@ TiledReport filter_tiled(ExecutionContext const& context, std::string const& inp
   GIGASEG_REQUIRE(halo >= 0, ErrorKind::usage, "filter_tiled(halo)", "must be 0 or more");
   ImageShape const shape = image_shape(input);
   index_t const across = (shape.width + options.tile_width - 1) / options.tile_width;
-  index_t const down = (shape.height + options.tile_height - 1) / options.tile_height;
   TiledReport report;
-  report.tiles = across * down;
+  report.tiles = across * ((shape.height + options.tile_height - 1) / options.tile_height);
   report.passes = 1;
   TiffTileWriter writer(output, shape.width, shape.height, PixelTraits<OutT>::type, options.tile_width,
                         options.tile_height, options.write);
-  for (index_t r = 0; r < down; ++r)
-    for (index_t c = 0; c < across; ++c) {
-      index_t const x = c * options.tile_width, y = r * options.tile_height;
-      index_t const w = std::min(options.tile_width, shape.width - x),
-                    h = std::min(options.tile_height, shape.height - y);
-      index_t const x0 = std::max<index_t>(0, x - halo), y0 = std::max<index_t>(0, y - halo);
-      index_t const x1 = std::min(shape.width, x + w + halo), y1 = std::min(shape.height, y + h + halo);
-      Region const extended{x0, y0, x1 - x0, y1 - y0};
-      AnyHostImage const tile = read_image_region(input, extended);
-      report.pixel_bytes_read += std::size_t(extended.width * extended.height * bytes_per_pixel(pixel_type(tile)));
-      HostImage<OutT> computed;
-      on_backend(context, extended.width * extended.height, family, [&](auto const& space) {
-        using Memory = typename std::decay_t<decltype(space)>::memory_space;
-        ImageView<std::uint8_t const, Memory> in = gray8_on(space, tile, input);
-        ImageView<OutT, Memory> out("gigaseg::tiled::filtered", in.width(), in.height());
-        compute(space, in, out);
-        computed = download(space, out);
+  // Tile t: its core at (x, y), w x h, inside the region read, `extended`.
+  auto extended_of = [&](std::size_t t, Region* core) {
+    index_t const c = index_t(t) % across, r = index_t(t) / across;
+    index_t const x = c * options.tile_width, y = r * options.tile_height;
+    *core =
+        Region{x, y, std::min(options.tile_width, shape.width - x), std::min(options.tile_height, shape.height - y)};
+    index_t const x0 = std::max<index_t>(0, x - halo), y0 = std::max<index_t>(0, y - halo);
+    index_t const x1 = std::min(shape.width, core->x + core->width + halo);
+    index_t const y1 = std::min(shape.height, core->y + core->height + halo);
+    return Region{x0, y0, x1 - x0, y1 - y0};
+  };
+  detail::pipeline_tiles(
+      std::size_t(report.tiles),
+      [&](std::size_t t) {
+        Region core;
+        return read_image_region(input, extended_of(t, &core));
+      },
+      [&](std::size_t t, AnyHostImage&& tile) {
+        Region core;
+        Region const extended = extended_of(t, &core);
+        report.pixel_bytes_read += std::size_t(extended.width * extended.height * bytes_per_pixel(pixel_type(tile)));
+        HostImage<OutT> computed;
+        on_backend(context, extended.width * extended.height, family, [&](auto const& space) {
+          using Memory = typename std::decay_t<decltype(space)>::memory_space;
+          ImageView<std::uint8_t const, Memory> in = gray8_on(space, tile, input);
+          ImageView<OutT, Memory> out("gigaseg::tiled::filtered", in.width(), in.height());
+          compute(space, in, out);
+          computed = download(space, out);
+        });
+        report.pixel_bytes_written += std::size_t(core.width * core.height) * sizeof(OutT);
+        report.peak_tile_bytes =
+            std::max(report.peak_tile_bytes, std::size_t(extended.width * extended.height) * (4 + sizeof(OutT)));
+        if (options.progress) options.progress(index_t(t) + 1, report.tiles);
+        return computed.roi(core.x - extended.x, core.y - extended.y, core.width, core.height);
+      },
+      [&](std::size_t t, HostImage<OutT>&& core) {
+        writer.write_tile(index_t(t) % across, index_t(t) / across, core);
       });
-      writer.write_tile(c, r, computed.roi(x - x0, y - y0, w, h));
-      report.pixel_bytes_written += std::size_t(w * h) * sizeof(OutT);
-      report.peak_tile_bytes =
-          std::max(report.peak_tile_bytes, std::size_t(extended.width * extended.height) * (4 + sizeof(OutT)));
-      if (options.progress) options.progress(r * across + c + 1, report.tiles);
-    }
   writer.commit();
   return report;
 }

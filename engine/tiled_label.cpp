@@ -5,6 +5,7 @@
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
 #include "gigaseg/engine/on_backend.hpp"
+#include "gigaseg/engine/tile_pipeline.hpp"
 #include "gigaseg/engine/tiled.hpp"
 
 #include <algorithm>
@@ -164,91 +165,96 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
   std::vector<Edges> edges(static_cast<std::size_t>(tiles));
   std::vector<Partial> partials;
   std::vector<std::size_t> offset(static_cast<std::size_t>(tiles) + 1, 0);
-  for (index_t r = 0; r < grid.down; ++r)
-    for (index_t c = 0; c < grid.across; ++c) {
-      index_t const t = r * grid.across + c;
-      Region const core = grid.core(c, r), halo = grid.halo(core);
-      AnyHostImage raw = read_image_region(input, halo);
-      std::size_t const read_bytes = std::size_t(halo.width * halo.height * bytes_per_pixel(pixel_type(raw)));
-      TileInputs const inputs = prepare(std::move(raw));
-      std::visit(
-          [&](auto const& v, auto const& intensity) {
-            using T = typename std::decay_t<decltype(v)>::value_type;
-            using I = typename std::decay_t<decltype(intensity)>::value_type;
-            GIGASEG_REQUIRE((!stats || !std::is_same<I, std::uint32_t>::value), ErrorKind::input, input,
-                            "statistics need an 8- or 16-bit image for the intensities, not a 32-bit one");
-            Region const inner{core.x - halo.x, core.y - halo.y, core.width, core.height};
-            index_t n = 0;
-            HostImage<Label> const labels = label_core(context, v, inner, params, &n);
-            note_tile(read_bytes,
-                      std::size_t(halo.width * halo.height) * (sizeof(T) + sizeof(I)) +
-                          std::size_t(core.width * core.height) * sizeof(Label),
-                      t + 1);
-            Edges& e = edges[std::size_t(t)];
-            e.components = n;
-            offset[std::size_t(t) + 1] = offset[std::size_t(t)] + std::size_t(n);
-            std::size_t const base = partials.size();
-            partials.resize(base + std::size_t(n));
-            // A pixel's neighbour is outside its component when it is past the image's border, or
-            // (the halo holds the neighbouring tiles' pixels) background, or of another value in
-            // equal-value mode: 4-neighbours with the same nonzero value are always connected.
-            auto outside = [&](index_t hx, index_t hy, std::uint32_t value) {
-              if (hx < 0 || hy < 0 || hx >= v.width() || hy >= v.height()) return true;
-              std::uint32_t const other = value_at(v, hx, hy);
-              return other == 0 || (params.equal_value && other != value);
-            };
-            for (index_t y = 0; y < core.height; ++y)
-              for (index_t x = 0; x < core.width; ++x) {
-                Label const l = labels(y, x);
-                if (l == 0) continue;
-                index_t const hx = x + inner.x, hy = y + inner.y;
-                index_t const gx = core.x + x, gy = core.y + y;
-                std::uint32_t const value = value_at(v, hx, hy);
-                Partial& p = partials[base + l - 1];
-                p.area += 1;
-                p.sum_x += std::uint64_t(gx);
-                p.sum_y += std::uint64_t(gy);
-                p.x0 = std::min(p.x0, gx);
-                p.y0 = std::min(p.y0, gy);
-                p.x1 = std::max(p.x1, gx);
-                p.y1 = std::max(p.y1, gy);
-                p.first = std::min(p.first, gy * grid.width + gx);
-                std::uint32_t const level = value_at(intensity, hx, hy);
-                p.sum_intensity += level;
-                p.min_intensity = std::min<std::uint64_t>(p.min_intensity, level);
-                p.max_intensity = std::max<std::uint64_t>(p.max_intensity, level);
-                // Past the image's border counts (docs of region_stats); halo pixels past the
-                // clipped halo are past the border.
-                bool const left = gx == 0 || outside(hx - 1, hy, value);
-                bool const right = gx + 1 == grid.width || outside(hx + 1, hy, value);
-                bool const up = gy == 0 || outside(hx, hy - 1, value);
-                bool const down = gy + 1 == grid.height || outside(hx, hy + 1, value);
-                p.perimeter += std::uint64_t(left) + std::uint64_t(right) + std::uint64_t(up) + std::uint64_t(down);
+  auto halo_of = [&](std::size_t t) {
+    return grid.halo(grid.core(index_t(t) % grid.across, index_t(t) / grid.across));
+  };
+  detail::pipeline_tiles(
+      std::size_t(tiles), [&](std::size_t t) { return read_image_region(input, halo_of(t)); },
+      [&](std::size_t tile, AnyHostImage&& raw) {
+        index_t const t = index_t(tile), c = t % grid.across, r = t / grid.across;
+        Region const core = grid.core(c, r), halo = grid.halo(core);
+        std::size_t const read_bytes = std::size_t(halo.width * halo.height * bytes_per_pixel(pixel_type(raw)));
+        TileInputs const inputs = prepare(std::move(raw));
+        std::visit(
+            [&](auto const& v, auto const& intensity) {
+              using T = typename std::decay_t<decltype(v)>::value_type;
+              using I = typename std::decay_t<decltype(intensity)>::value_type;
+              GIGASEG_REQUIRE((!stats || !std::is_same<I, std::uint32_t>::value), ErrorKind::input, input,
+                              "statistics need an 8- or 16-bit image for the intensities, not a 32-bit one");
+              Region const inner{core.x - halo.x, core.y - halo.y, core.width, core.height};
+              index_t n = 0;
+              HostImage<Label> const labels = label_core(context, v, inner, params, &n);
+              note_tile(read_bytes,
+                        std::size_t(halo.width * halo.height) * (sizeof(T) + sizeof(I)) +
+                            std::size_t(core.width * core.height) * sizeof(Label),
+                        t + 1);
+              Edges& e = edges[std::size_t(t)];
+              e.components = n;
+              offset[std::size_t(t) + 1] = offset[std::size_t(t)] + std::size_t(n);
+              std::size_t const base = partials.size();
+              partials.resize(base + std::size_t(n));
+              // A pixel's neighbour is outside its component when it is past the image's border, or
+              // (the halo holds the neighbouring tiles' pixels) background, or of another value in
+              // equal-value mode: 4-neighbours with the same nonzero value are always connected.
+              auto outside = [&](index_t hx, index_t hy, std::uint32_t value) {
+                if (hx < 0 || hy < 0 || hx >= v.width() || hy >= v.height()) return true;
+                std::uint32_t const other = value_at(v, hx, hy);
+                return other == 0 || (params.equal_value && other != value);
+              };
+              for (index_t y = 0; y < core.height; ++y)
+                for (index_t x = 0; x < core.width; ++x) {
+                  Label const l = labels(y, x);
+                  if (l == 0) continue;
+                  index_t const hx = x + inner.x, hy = y + inner.y;
+                  index_t const gx = core.x + x, gy = core.y + y;
+                  std::uint32_t const value = value_at(v, hx, hy);
+                  Partial& p = partials[base + l - 1];
+                  p.area += 1;
+                  p.sum_x += std::uint64_t(gx);
+                  p.sum_y += std::uint64_t(gy);
+                  p.x0 = std::min(p.x0, gx);
+                  p.y0 = std::min(p.y0, gy);
+                  p.x1 = std::max(p.x1, gx);
+                  p.y1 = std::max(p.y1, gy);
+                  p.first = std::min(p.first, gy * grid.width + gx);
+                  std::uint32_t const level = value_at(intensity, hx, hy);
+                  p.sum_intensity += level;
+                  p.min_intensity = std::min<std::uint64_t>(p.min_intensity, level);
+                  p.max_intensity = std::max<std::uint64_t>(p.max_intensity, level);
+                  // Past the image's border counts (docs of region_stats); halo pixels past the
+                  // clipped halo are past the border.
+                  bool const left = gx == 0 || outside(hx - 1, hy, value);
+                  bool const right = gx + 1 == grid.width || outside(hx + 1, hy, value);
+                  bool const up = gy == 0 || outside(hx, hy - 1, value);
+                  bool const down = gy + 1 == grid.height || outside(hx, hy + 1, value);
+                  p.perimeter += std::uint64_t(left) + std::uint64_t(right) + std::uint64_t(up) + std::uint64_t(down);
+                }
+              index_t const w = core.width, h = core.height;
+              e.top.resize(std::size_t(w));
+              e.bottom.resize(std::size_t(w));
+              e.top_value.resize(std::size_t(w));
+              e.bottom_value.resize(std::size_t(w));
+              for (index_t x = 0; x < w; ++x) {
+                e.top[std::size_t(x)] = labels(0, x);
+                e.bottom[std::size_t(x)] = labels(h - 1, x);
+                e.top_value[std::size_t(x)] = value_at(v, x + inner.x, inner.y);
+                e.bottom_value[std::size_t(x)] = value_at(v, x + inner.x, inner.y + h - 1);
               }
-            index_t const w = core.width, h = core.height;
-            e.top.resize(std::size_t(w));
-            e.bottom.resize(std::size_t(w));
-            e.top_value.resize(std::size_t(w));
-            e.bottom_value.resize(std::size_t(w));
-            for (index_t x = 0; x < w; ++x) {
-              e.top[std::size_t(x)] = labels(0, x);
-              e.bottom[std::size_t(x)] = labels(h - 1, x);
-              e.top_value[std::size_t(x)] = value_at(v, x + inner.x, inner.y);
-              e.bottom_value[std::size_t(x)] = value_at(v, x + inner.x, inner.y + h - 1);
-            }
-            e.left.resize(std::size_t(h));
-            e.right.resize(std::size_t(h));
-            e.left_value.resize(std::size_t(h));
-            e.right_value.resize(std::size_t(h));
-            for (index_t y = 0; y < h; ++y) {
-              e.left[std::size_t(y)] = labels(y, 0);
-              e.right[std::size_t(y)] = labels(y, w - 1);
-              e.left_value[std::size_t(y)] = value_at(v, inner.x, y + inner.y);
-              e.right_value[std::size_t(y)] = value_at(v, inner.x + w - 1, y + inner.y);
-            }
-          },
-          inputs.label_input, inputs.intensity);
-    }
+              e.left.resize(std::size_t(h));
+              e.right.resize(std::size_t(h));
+              e.left_value.resize(std::size_t(h));
+              e.right_value.resize(std::size_t(h));
+              for (index_t y = 0; y < h; ++y) {
+                e.left[std::size_t(y)] = labels(y, 0);
+                e.right[std::size_t(y)] = labels(y, w - 1);
+                e.left_value[std::size_t(y)] = value_at(v, inner.x, y + inner.y);
+                e.right_value[std::size_t(y)] = value_at(v, inner.x + w - 1, y + inner.y);
+              }
+            },
+            inputs.label_input, inputs.intensity);
+        return 0;
+      },
+      [](std::size_t, int) {});
 
   // Join the tile-local components that touch across tile edges and corners.
   Components sets(std::move(partials));
@@ -339,32 +345,40 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
   // Pass 2: label each tile again and write the global numbers.
   TiffTileWriter writer(output, grid.width, grid.height, PixelType::u32, options.tile_width, options.tile_height,
                         options.write);
-  for (index_t r = 0; r < grid.down; ++r)
-    for (index_t c = 0; c < grid.across; ++c) {
-      index_t const t = r * grid.across + c;
-      Region const core = grid.core(c, r);
-      AnyHostImage raw = read_image_region(input, core);
-      std::size_t const read_bytes = std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw)));
-      TileInputs const inputs = prepare(std::move(raw));
-      std::visit(
-          [&](auto const& v) {
-            index_t n = 0;
-            HostImage<Label> labels = label_core(context, v, Region{0, 0, core.width, core.height}, params, &n);
-            GIGASEG_REQUIRE(n == edges[std::size_t(t)].components, ErrorKind::input, input,
-                            "changed while it was read (tile " + std::to_string(c) + "," + std::to_string(r) + ")");
-            std::size_t const base = offset[std::size_t(t)];
-            for (index_t y = 0; y < core.height; ++y) {
-              Label* row = labels.row(y);
-              for (index_t x = 0; x < core.width; ++x)
-                if (row[x] != 0) row[x] = number[base + row[x] - 1];
-            }
-            writer.write_tile(c, r, labels);
-            result.report.pixel_bytes_written += std::size_t(core.width * core.height) * sizeof(Label);
-            note_tile(read_bytes, std::size_t(core.width * core.height) * (sizeof(Label) + sizeof(v(0, 0))),
-                      tiles + t + 1);
-          },
-          inputs.label_input);
-    }
+  detail::pipeline_tiles(
+      std::size_t(tiles),
+      [&](std::size_t t) {
+        return read_image_region(input, grid.core(index_t(t) % grid.across, index_t(t) / grid.across));
+      },
+      [&](std::size_t tile, AnyHostImage&& raw) {
+        index_t const t = index_t(tile), c = t % grid.across, r = t / grid.across;
+        Region const core = grid.core(c, r);
+        std::size_t const read_bytes = std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw)));
+        TileInputs const inputs = prepare(std::move(raw));
+        HostImage<Label> out;
+        std::visit(
+            [&](auto const& v) {
+              index_t n = 0;
+              HostImage<Label> labels = label_core(context, v, Region{0, 0, core.width, core.height}, params, &n);
+              GIGASEG_REQUIRE(n == edges[std::size_t(t)].components, ErrorKind::input, input,
+                              "changed while it was read (tile " + std::to_string(c) + "," + std::to_string(r) + ")");
+              std::size_t const base = offset[std::size_t(t)];
+              for (index_t y = 0; y < core.height; ++y) {
+                Label* row = labels.row(y);
+                for (index_t x = 0; x < core.width; ++x)
+                  if (row[x] != 0) row[x] = number[base + row[x] - 1];
+              }
+              out = labels;
+              result.report.pixel_bytes_written += std::size_t(core.width * core.height) * sizeof(Label);
+              note_tile(read_bytes, std::size_t(core.width * core.height) * (sizeof(Label) + sizeof(v(0, 0))),
+                        tiles + t + 1);
+            },
+            inputs.label_input);
+        return out;
+      },
+      [&](std::size_t t, HostImage<Label>&& labels) {
+        writer.write_tile(index_t(t) % grid.across, index_t(t) / grid.across, labels);
+      });
   writer.commit();
   return result;
 }
@@ -402,17 +416,22 @@ TiledNucleiResult segment_nuclei_tiled(ExecutionContext const& context, std::str
   // Pass 1: the histogram of the whole image, Otsu's threshold and the side, as otsu_mask takes them.
   std::vector<std::uint64_t> counts(256, 0);
   std::size_t bytes_read = 0;
-  for (index_t r = 0; r < grid.down; ++r)
-    for (index_t c = 0; c < grid.across; ++c) {
-      Region const core = grid.core(c, r);
-      HostImage<std::uint8_t> const gray = gray8(read_image_region(input, core));
-      bytes_read += std::size_t(core.width * core.height);
-      for (index_t y = 0; y < core.height; ++y) {
-        std::uint8_t const* row = gray.row(y);
-        for (index_t x = 0; x < core.width; ++x) ++counts[row[x]];
-      }
-      if (options.progress) options.progress(r * grid.across + c + 1, 3 * tiles);
-    }
+  detail::pipeline_tiles(
+      std::size_t(tiles),
+      [&](std::size_t t) {
+        return read_image_region(input, grid.core(index_t(t) % grid.across, index_t(t) / grid.across));
+      },
+      [&](std::size_t t, AnyHostImage&& raw) {
+        HostImage<std::uint8_t> const gray = gray8(std::move(raw));
+        bytes_read += std::size_t(gray.width() * gray.height());
+        for (index_t y = 0; y < gray.height(); ++y) {
+          std::uint8_t const* row = gray.row(y);
+          for (index_t x = 0; x < gray.width(); ++x) ++counts[row[x]];
+        }
+        if (options.progress) options.progress(index_t(t) + 1, 3 * tiles);
+        return 0;
+      },
+      [](std::size_t, int) {});
   TiledNucleiResult result;
   result.threshold = otsu_bin(counts.data(), 256);
   index_t above = 0;

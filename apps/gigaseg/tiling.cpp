@@ -2,6 +2,7 @@
 
 #include "gigaseg/core/error.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -53,11 +54,16 @@ Tiling choose_tiling(std::string const& input, std::string const& tile, std::str
   tiling.budget = memory_limit.empty()
                       ? std::size_t(double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)) * 0.75)
                       : parse_bytes(memory_limit);
+  // A pipe or a device can be read once: it is never probed here, and never read by region.
+  struct stat st {};
+  bool const regular = ::stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode);
   if (!tile.empty()) {
     std::tie(tiling.tile_width, tiling.tile_height) = parse_tile(tile);
+    GIGASEG_REQUIRE(regular || ::stat(input.c_str(), &st) != 0, ErrorKind::input, input,
+                    "a pipe or device cannot be read by region; save it as a tiled TIFF first");
     return tiling;
   }
-  if (detect_format(input) == ImageFormat::tiff) {
+  if (regular && detect_format(input) == ImageFormat::tiff) {
     ImageShape const shape = image_shape(input);
     if (double(shape.width) * double(shape.height) * in_memory_bytes_per_pixel > double(tiling.budget))
       tiling.tile_width = tiling.tile_height = 4096;

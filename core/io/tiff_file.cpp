@@ -39,16 +39,30 @@ void on_tiff_error(char const* module, char const* format, va_list arguments) {
 }
 void on_tiff_warning(char const*, char const*, va_list) {}
 
+// Our handlers are installed while any scope is alive on any thread (a tile engine reads one file
+// while it writes another), and the previous ones restored when the last scope ends.
+std::mutex handler_mutex;
+int handler_scopes = 0;
+TIFFErrorHandler previous_error = nullptr, previous_warning = nullptr;
+
 struct HandlerScope {
-  TIFFErrorHandler previous_error, previous_warning;
-  HandlerScope()
-      : previous_error(TIFFSetErrorHandler(on_tiff_error)), previous_warning(TIFFSetWarningHandler(on_tiff_warning)) {
+  HandlerScope() {
+    std::lock_guard<std::mutex> lock(handler_mutex);
+    if (handler_scopes++ == 0) {
+      previous_error = TIFFSetErrorHandler(on_tiff_error);
+      previous_warning = TIFFSetWarningHandler(on_tiff_warning);
+    }
     tiff_message[0] = '\0';
   }
   ~HandlerScope() {
-    TIFFSetErrorHandler(previous_error);
-    TIFFSetWarningHandler(previous_warning);
+    std::lock_guard<std::mutex> lock(handler_mutex);
+    if (--handler_scopes == 0) {
+      TIFFSetErrorHandler(previous_error);
+      TIFFSetWarningHandler(previous_warning);
+    }
   }
+  HandlerScope(HandlerScope const&) = delete;
+  HandlerScope& operator=(HandlerScope const&) = delete;
 };
 
 struct TiffCloser {

@@ -168,6 +168,10 @@ check input-from-stdin test $? -eq 0 -a -s "$work/from-stdin.tif"
 mkfifo "$work/fifo.pgm"
 (cat "$work/in.pgm" >"$work/fifo.pgm" &)
 expect 0 input-from-fifo -- median "$work/fifo.pgm" "$work/from-fifo.pgm" --size 3
+(cat "$work/in.pgm" >"$work/fifo.pgm" &)
+expect 0 input-from-fifo-label -- label "$work/fifo.pgm" "$work/from-fifo.tif"
+expect 3 tiles-from-fifo -- label "$work/fifo.pgm" "$work/never.tif" --tile 64x64
+check tiles-from-fifo-says-why one_line_naming "cannot be read by region"
 expect 3 input-dev-zero -- convert /dev/zero "$work/z.png"
 check input-dev-zero-one-line one_line_naming "/dev/zero"
 expect 0 tiff-for-truncation -- convert "$work/in.pgm" "$work/whole.tif"
