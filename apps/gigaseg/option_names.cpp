@@ -7,6 +7,8 @@ namespace gigaseg::cli {
 std::string option_for(std::string const& subject) {
   static std::map<std::string, std::string> const options = {
       {"LabelParams::connectivity", "--connectivity"},
+      {"TiledOptions::tile_width", "--tile"},
+      {"filter_tiled(halo)", "--size"},
       {"WatershedParams::connectivity", "--connectivity"},
       {"MarkerParams::connectivity", "--connectivity"},
       {"MarkerParams::h", "--h"},
