@@ -45,6 +45,7 @@ Command make_label_command(CLI::App& parent) {
       TiledOptions options;
       options.tile_width = tiling.tile_width;
       options.tile_height = tiling.tile_height;
+      options.progress = progress_line(session);
       TiledLabelResult result;
       {
         StageTimer timer(session, "compute");  // reading, labelling and writing interleave

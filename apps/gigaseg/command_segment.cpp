@@ -30,6 +30,7 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
   TiledOptions options;
   options.tile_width = tiling.tile_width;
   options.tile_height = tiling.tile_height;
+  options.progress = progress_line(session);
   TiledNucleiResult result;
   {
     StageTimer timer(session, "compute");  // reading, segmenting and writing interleave

@@ -37,6 +37,7 @@ void run_gray8_filter(Session& session, std::string const& input, std::string co
       TiledOptions options;
       options.tile_width = chosen.tile_width;
       options.tile_height = chosen.tile_height;
+      options.progress = progress_line(session);
       TiledReport report;
       {
         StageTimer timer(session, "compute");  // reading, computing and writing interleave

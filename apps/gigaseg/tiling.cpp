@@ -2,10 +2,13 @@
 
 #include "gigaseg/core/error.hpp"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <memory>
 #include <utility>
 
 namespace gigaseg::cli {
@@ -36,6 +39,13 @@ std::size_t parse_bytes(std::string const& text) {
   GIGASEG_REQUIRE(fields >= 1 && fields <= 2 && scale > 0 && value > 0, ErrorKind::usage, "--memory-limit",
                   "'" + text + "' is not a size such as 8G, 512M or 1000000");
   return std::size_t(value * scale);
+}
+
+// The most memory this process has held resident so far (the kernel's high-water mark).
+std::size_t peak_resident_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return std::size_t(usage.ru_maxrss) * 1024;  // Linux reports kilobytes
 }
 
 }  // namespace
@@ -79,7 +89,21 @@ nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report) {
           {"peak_tile_bytes", report.peak_tile_bytes},
           {"pixel_bytes_read", report.pixel_bytes_read},
           {"pixel_bytes_written", report.pixel_bytes_written},
-          {"memory_budget_bytes", tiling.budget}};
+          {"memory_budget_bytes", tiling.budget},
+          {"peak_resident_bytes", peak_resident_bytes()}};
+}
+
+std::function<void(index_t, index_t)> progress_line(Session const& session) {
+  if (session.options.quiet || session.options.json || !::isatty(STDERR_FILENO)) return {};
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+  return [last](index_t done, index_t all) {
+    auto const now = std::chrono::steady_clock::now();
+    if (done < all && now - *last < std::chrono::milliseconds(200)) return;
+    *last = now;
+    std::fprintf(stderr, "\rgigaseg: tile %lld of %lld, %3.0f%%%s", (long long)done, (long long)all,
+                 100.0 * double(done) / double(all), done == all ? "\n" : "");
+    std::fflush(stderr);
+  };
 }
 
 }  // namespace gigaseg::cli

@@ -4,6 +4,7 @@
 #include "apps/gigaseg/cli.hpp"
 #include "gigaseg/engine/tiled.hpp"
 
+#include <functional>
 #include <string>
 
 namespace gigaseg::cli {
@@ -25,6 +26,11 @@ void add_tiling_options(CLI::App& app, std::string& tile, std::string& memory_li
 // 8G; default three quarters of the host memory available now).
 Tiling choose_tiling(std::string const& input, std::string const& tile, std::string const& memory_limit);
 
+// The "tiled" entry of --json: the tiles, passes, bytes, and the process's peak resident memory.
 nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report);
+
+// A progress line on standard error ("tile 12 of 48, 25%"), redrawn at most five times a second,
+// when standard error is a terminal and neither --quiet nor --json is given; else nothing.
+std::function<void(index_t, index_t)> progress_line(Session const& session);
 
 }  // namespace gigaseg::cli
