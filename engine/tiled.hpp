@@ -129,6 +129,11 @@ struct TiledLabelResult {
 TiledLabelResult label_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,
                              LabelParams const& params = {}, bool stats = false, TiledOptions const& options = {});
 
+// The 256-bin histogram of a TIFF's 8-bit gray (colour as BT.601 gray) read tile by tile: the
+// counts histogram() gives on the whole image. One pass.
+std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std::string const& input,
+                                           TiledOptions const& options = {});
+
 struct TiledNucleiResult {
   int threshold = 0;
   bool dark = false;  // the side taken

@@ -396,6 +396,33 @@ TiledLabelResult label_tiled(ExecutionContext const& context, std::string const&
       0);
 }
 
+std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std::string const& input,
+                                           TiledOptions const& options) {
+  ImageShape const shape = image_shape(input);
+  Grid const grid(shape.width, shape.height, std::max<index_t>(16, options.tile_width),
+                  std::max<index_t>(16, options.tile_height));
+  index_t const tiles = grid.across * grid.down;
+  std::vector<std::uint64_t> counts(256, 0);
+  detail::pipeline_tiles(
+      std::size_t(tiles),
+      [&](std::size_t t) {
+        return read_image_region(input, grid.core(index_t(t) % grid.across, index_t(t) / grid.across));
+      },
+      [&](std::size_t t, AnyHostImage&& raw) {
+        GrayTile const values = gray_of(context, std::move(raw), input);
+        auto const* gray = std::get_if<HostImage<std::uint8_t>>(&values);
+        GIGASEG_REQUIRE(gray != nullptr, ErrorKind::input, input, "needs an 8-bit gray or RGB image");
+        for (index_t y = 0; y < gray->height(); ++y) {
+          std::uint8_t const* row = gray->row(y);
+          for (index_t x = 0; x < gray->width(); ++x) ++counts[row[x]];
+        }
+        if (options.progress) options.progress(index_t(t) + 1, tiles);
+        return 0;
+      },
+      [](std::size_t, int) {});
+  return counts;
+}
+
 TiledNucleiResult segment_nuclei_tiled(ExecutionContext const& context, std::string const& input,
                                        std::string const& output, NucleiParams const& params,
                                        TiledOptions const& options) {
@@ -414,24 +441,13 @@ TiledNucleiResult segment_nuclei_tiled(ExecutionContext const& context, std::str
     return *gray;
   };
   // Pass 1: the histogram of the whole image, Otsu's threshold and the side, as otsu_mask takes them.
-  std::vector<std::uint64_t> counts(256, 0);
-  std::size_t bytes_read = 0;
-  detail::pipeline_tiles(
-      std::size_t(tiles),
-      [&](std::size_t t) {
-        return read_image_region(input, grid.core(index_t(t) % grid.across, index_t(t) / grid.across));
-      },
-      [&](std::size_t t, AnyHostImage&& raw) {
-        HostImage<std::uint8_t> const gray = gray8(std::move(raw));
-        bytes_read += std::size_t(gray.width() * gray.height());
-        for (index_t y = 0; y < gray.height(); ++y) {
-          std::uint8_t const* row = gray.row(y);
-          for (index_t x = 0; x < gray.width(); ++x) ++counts[row[x]];
-        }
-        if (options.progress) options.progress(index_t(t) + 1, 3 * tiles);
-        return 0;
-      },
-      [](std::size_t, int) {});
+  TiledOptions first = options;
+  first.progress =
+      options.progress
+          ? std::function<void(index_t, index_t)>([&](index_t done, index_t) { options.progress(done, 3 * tiles); })
+          : nullptr;
+  std::vector<std::uint64_t> const counts = histogram_tiled(context, input, first);
+  std::size_t const bytes_read = std::size_t(shape.width * shape.height);
   TiledNucleiResult result;
   result.threshold = otsu_bin(counts.data(), 256);
   index_t above = 0;

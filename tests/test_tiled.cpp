@@ -6,6 +6,7 @@
 // corners, a spiral whose first pixel is in the last tile it crosses.
 #include "gigaseg/algorithms/convert.hpp"
 #include "gigaseg/algorithms/filters.hpp"
+#include "gigaseg/algorithms/histogram.hpp"
 #include "gigaseg/algorithms/label.hpp"
 #include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "gigaseg/algorithms/pipelines/synthetic.hpp"
@@ -292,6 +293,24 @@ TYPED_TEST(Tiled, FiltersEqualTheWholeImage) {
       "gaussian sigma 3");
   check(
       float{}, 1, [](auto const& s, auto const& in, auto const& out) { sobel_magnitude(s, in, out); }, "sobel");
+}
+
+TYPED_TEST(Tiled, HistogramEqualsTheWholeImage) {
+  auto const image = test::noise_rgb8(203, 157, 9);
+  write_image(this->path("in.tif"), image);
+  Kokkos::DefaultHostExecutionSpace host;
+  HostImage<std::uint8_t> gray("gray", 203, 157);
+  rgb_to_gray(host, ImageView<Rgb8 const, Kokkos::HostSpace>(image), gray);
+  Counts<Kokkos::HostSpace> counts("counts", 256);
+  histogram(host, ImageView<std::uint8_t const, Kokkos::HostSpace>(gray), counts);
+  host.fence();
+  ExecutionContext context(context_on<TypeParam>());
+  TiledOptions options;
+  options.tile_width = 16;
+  options.tile_height = 48;
+  std::vector<std::uint64_t> const tiled = histogram_tiled(context, this->path("in.tif"), options);
+  ASSERT_EQ(tiled.size(), 256u);
+  for (int b = 0; b < 256; ++b) EXPECT_EQ(tiled[std::size_t(b)], std::uint64_t(counts(b))) << "bin " << b;
 }
 
 TYPED_TEST(Tiled, BadTilesAndInputsAreRefusedWithNothingWritten) {

@@ -1,5 +1,6 @@
 // gigaseg threshold IN OUT --method otsu|value=T|mean=B,C: an 8-bit mask (255 = pixel > T).
 #include "apps/gigaseg/backend_dispatch.hpp"
+#include "apps/gigaseg/filter_command.hpp"
 #include "gigaseg/algorithms/otsu.hpp"
 #include "gigaseg/algorithms/threshold.hpp"
 
@@ -49,7 +50,7 @@ Method parse_method(std::string const& text) {
 
 Command make_threshold_command(CLI::App& parent) {
   struct Arguments {
-    std::string input, output, method, path = "auto";
+    std::string input, output, method, path = "auto", tile, memory_limit;
   };
   auto arguments = std::make_shared<Arguments>();
   Command command;
@@ -59,10 +60,41 @@ Command make_threshold_command(CLI::App& parent) {
   command.app->add_option("OUT", arguments->output, "output mask")->required();
   command.app->add_option("--method", arguments->method, "otsu | value=T | mean=B,C")->required();
   command.app->add_option("--path", arguments->path, "auto|portable|tuned (the histogram behind otsu)");
+  add_tiling_options(*command.app, arguments->tile, arguments->memory_limit);
   command.run = [arguments](Session& session) {
     Method const method = parse_method(arguments->method);
     HistogramParams const params{parse_path(arguments->path)};
     format_for_extension(arguments->output);  // a bad extension fails before any work
+    Tiling const tiling = choose_tiling(arguments->input, arguments->tile, arguments->memory_limit);
+    if (tiling.tiled()) {
+      // 8-bit gray (colour as gray) tile by tile: Otsu's level from the histogram of every tile.
+      double level = method.level;
+      if (method.kind == Method::otsu) {
+        TiledOptions options;
+        options.tile_width = tiling.tile_width;
+        options.tile_height = tiling.tile_height;
+        level = otsu_bin(histogram_tiled(session.context, arguments->input, options).data(), 256);
+      }
+      if (method.kind == Method::mean) {
+        run_tiled_gray8_filter<std::uint8_t>(
+            session, arguments->input, arguments->output, OpFamily::point,
+            [&](auto const& space, auto const& in, auto const& out) {
+              threshold_local_mean(space, in, out, method.local);
+            },
+            method.local.block / 2, tiling);
+      } else {
+        GIGASEG_REQUIRE(method.level >= 0 && method.level < 255, ErrorKind::usage, "--method",
+                        "value=T must be in [0, 255) for an 8-bit image, not " + arguments->method.substr(6));
+        run_tiled_gray8_filter<std::uint8_t>(
+            session, arguments->input, arguments->output, OpFamily::point,
+            [&](auto const& space, auto const& in, auto const& out) { threshold(space, in, out, level); }, 0, tiling);
+      }
+      session.report["command"] = "threshold";
+      session.report["method"] = arguments->method;
+      if (method.kind != Method::mean) session.report["threshold"] = level;
+      if (!session.options.json && !session.options.quiet && method.kind != Method::mean) std::cout << level << "\n";
+      return;
+    }
     AnyHostImage image;
     {
       StageTimer timer(session, "read");

@@ -19,9 +19,32 @@ struct FilterTiling {
   index_t halo = 0;
 };
 
+// The image tile by tile (engine/tiled.hpp, filter_tiled): compute(space, in, out) on each tile
+// read with `halo`; the output a tiled TIFF; --json reports the tiling.
+template <class OutT, class Compute>
+void run_tiled_gray8_filter(Session& session, std::string const& input, std::string const& output, OpFamily family,
+                            Compute&& compute, index_t halo, Tiling const& chosen) {
+  GIGASEG_REQUIRE(format_for_extension(output) == ImageFormat::tiff, ErrorKind::usage, output,
+                  "tiles are written to a .tif or .tiff file");
+  TiledOptions options;
+  options.tile_width = chosen.tile_width;
+  options.tile_height = chosen.tile_height;
+  options.progress = progress_line(session);
+  TiledReport report;
+  {
+    StageTimer timer(session, "compute");  // reading, computing and writing interleave
+    report = filter_tiled<OutT>(session.context, input, output, halo, family, compute, options);
+  }
+  ImageShape const shape = image_shape(input);
+  session.report["backend"] = to_string(session.context.resolve(chosen.tile_width * chosen.tile_height, family));
+  session.report["width"] = shape.width;
+  session.report["height"] = shape.height;
+  session.report["tiled"] = tiled_report(chosen, report);
+}
+
 // compute(space, in, out) fills `out` (OutT, same size as the image) from the gray image `in`.
 // With `tiling` (and --tile given, or a TIFF past --memory-limit) the image is computed tile by
-// tile (engine/tiled.hpp, filter_tiled), with the same output.
+// tile (run_tiled_gray8_filter), with the same output.
 template <class OutT, class Compute>
 void run_gray8_filter(Session& session, std::string const& input, std::string const& output, OpFamily family,
                       Compute&& compute, FilterTiling const* tiling = nullptr) {
@@ -31,25 +54,9 @@ void run_gray8_filter(Session& session, std::string const& input, std::string co
                     "this command writes 32-bit float pixels: give a .tif or .tiff output");
   if (tiling != nullptr) {
     Tiling const chosen = choose_tiling(input, tiling->tile, tiling->memory_limit);
-    if (chosen.tiled()) {
-      GIGASEG_REQUIRE(format == ImageFormat::tiff, ErrorKind::usage, output,
-                      "tiles are written to a .tif or .tiff file");
-      TiledOptions options;
-      options.tile_width = chosen.tile_width;
-      options.tile_height = chosen.tile_height;
-      options.progress = progress_line(session);
-      TiledReport report;
-      {
-        StageTimer timer(session, "compute");  // reading, computing and writing interleave
-        report = filter_tiled<OutT>(session.context, input, output, tiling->halo, family, compute, options);
-      }
-      ImageShape const shape = image_shape(input);
-      session.report["backend"] = to_string(session.context.resolve(chosen.tile_width * chosen.tile_height, family));
-      session.report["width"] = shape.width;
-      session.report["height"] = shape.height;
-      session.report["tiled"] = tiled_report(chosen, report);
-      return;
-    }
+    if (chosen.tiled())
+      return run_tiled_gray8_filter<OutT>(session, input, output, family, std::forward<Compute>(compute), tiling->halo,
+                                          chosen);
   }
   AnyHostImage image;
   {

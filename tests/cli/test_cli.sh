@@ -250,6 +250,17 @@ for filter in "median --size 5" "gaussian --sigma 3" "sobel"; do
   expect 0 "$name-untile" -- --compression none convert "$work/f-tiled.tif" "$work/f-untiled.tif"
   check "$name-tiled-same" cmp -s "$work/f-memory.tif" "$work/f-untiled.tif"
 done
+for method in otsu value=100 mean=11,2; do
+  expect 0 "threshold-$method-memory" -- --compression none threshold "$work/tissue.tif" "$work/t-memory.tif" \
+    --method "$method"
+  expect 0 "threshold-$method-tiled" -- threshold "$work/tissue.tif" "$work/t-tiled.tif" --method "$method" --tile 32x16
+  expect 0 "threshold-$method-untile" -- --compression none convert "$work/t-tiled.tif" "$work/t-untiled.tif"
+  check "threshold-$method-tiled-same" cmp -s "$work/t-memory.tif" "$work/t-untiled.tif"
+done
+expect 0 histogram-memory -- histogram "$work/tissue.tif"
+cp "$work/out" "$work/h-memory.csv"
+expect 0 histogram-tiled -- histogram "$work/tissue.tif" --tile 48x32
+check histogram-tiled-same cmp -s "$work/h-memory.csv" "$work/out"
 expect 2 cells-tiled -- segment "$work/tissue.tif" "$work/c.tif" --pipeline cells --tile 64x64
 check cells-tiled-names-tile one_line_naming "--tile"
 expect 2 nuclei-tiled-overlay -- segment "$work/tissue.tif" "$work/n.tif" --pipeline nuclei --tile 64x64 \
