@@ -12,6 +12,7 @@ Command make_morph_command(CLI::App& parent) {
   struct Arguments {
     std::string input, output, op, se = "rect";
     int size = 3;
+    FilterTiling tiling;
   };
   auto arguments = std::make_shared<Arguments>();
   Command command;
@@ -25,6 +26,7 @@ Command make_morph_command(CLI::App& parent) {
   command.app->add_option("--se", arguments->se, "rect|cross|ellipse")
       ->check(CLI::IsMember({"rect", "cross", "ellipse"}));
   command.app->add_option("--size", arguments->size, "odd side K of the structuring element")->required();
+  add_tiling_options(*command.app, arguments->tiling.tile, arguments->tiling.memory_limit);
   command.run = [arguments](Session& session) {
     static std::map<std::string, MorphOp> const ops{{"erode", MorphOp::erode},
                                                     {"dilate", MorphOp::dilate},
@@ -35,9 +37,14 @@ Command make_morph_command(CLI::App& parent) {
         {"rect", StructuringShape::rect}, {"cross", StructuringShape::cross}, {"ellipse", StructuringShape::ellipse}};
     MorphParams const params{ops.at(arguments->op), shapes.at(arguments->se), arguments->size};
     (void)effective_structuring_size(params.size, 1, 1);  // a bad --size fails before any work
+    // An output pixel depends on the input within half the element, twice that for open and close
+    // (two passes).
+    bool const twice = params.op == MorphOp::open || params.op == MorphOp::close;
+    arguments->tiling.halo = index_t(twice ? 2 : 1) * index_t(arguments->size / 2);
     run_gray8_filter<std::uint8_t>(
         session, arguments->input, arguments->output, OpFamily::filter,
-        [&](auto const& space, auto const& in, auto const& out) { morphology(space, in, out, params); });
+        [&](auto const& space, auto const& in, auto const& out) { morphology(space, in, out, params); },
+        &arguments->tiling);
     auto& r = session.report;
     r["command"] = "morph";
     r["op"] = arguments->op;

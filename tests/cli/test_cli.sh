@@ -243,7 +243,8 @@ check nuclei-tiled-json python3 -c "import json; d=json.load(open('$work/out'));
 check nuclei-tiled-same-stats cmp -s "$work/n-memory.csv" "$work/n-tiled.csv"
 expect 0 nuclei-tiled-untile -- --compression none convert "$work/n-tiled.tif" "$work/n-untiled.tif"
 check nuclei-tiled-same-labels cmp -s "$work/n-memory.tif" "$work/n-untiled.tif"
-for filter in "median --size 5" "gaussian --sigma 3" "sobel"; do
+for filter in "median --size 5" "gaussian --sigma 3" "sobel" "morph --op open --se ellipse --size 7" \
+  "morph --op close --se cross --size 9" "morph --op dilate --se rect --size 41"; do
   name=$(echo "$filter" | tr ' ' '-')
   expect 0 "$name-memory" -- --compression none $filter "$work/tissue.tif" "$work/f-memory.tif"
   expect 0 "$name-tiled" -- $filter "$work/tissue.tif" "$work/f-tiled.tif" --tile 32x16
