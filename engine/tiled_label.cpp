@@ -263,35 +263,27 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
     return a != 0 && b != 0 && (!params.equal_value || va == vb);
   };
   bool const diagonal = params.connectivity == 8;
+  // Joins across one seam: pixel i of tile t's edge `a` touches pixel i of tile u's facing edge
+  // `b`, and i - 1 and i + 1 under 8-connectivity.
+  auto join_seam = [&](index_t t, std::vector<Label> const& a, std::vector<std::uint32_t> const& a_value, index_t u,
+                       std::vector<Label> const& b, std::vector<std::uint32_t> const& b_value) {
+    std::size_t const n = a.size();
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = (diagonal && i > 0) ? i - 1 : i; j <= std::min(n - 1, diagonal ? i + 1 : i); ++j)
+        if (connected(a[i], a_value[i], b[j], b_value[j])) sets.join(id(t, a[i]), id(u, b[j]));
+  };
   for (index_t r = 0; r < grid.down; ++r)
     for (index_t c = 0; c < grid.across; ++c) {
       index_t const t = r * grid.across + c;
       Edges const& a = edges[std::size_t(t)];
       if (c + 1 < grid.across) {  // the right neighbour: same rows
-        index_t const u = t + 1;
-        Edges const& b = edges[std::size_t(u)];
-        index_t const h = index_t(a.right.size());
-        for (index_t y = 0; y < h; ++y)
-          for (index_t dy = diagonal ? -1 : 0; dy <= (diagonal ? 1 : 0); ++dy) {
-            index_t const yb = y + dy;
-            if (yb < 0 || yb >= h) continue;
-            std::size_t const i = std::size_t(y), j = std::size_t(yb);
-            if (connected(a.right[i], a.right_value[i], b.left[j], b.left_value[j]))
-              sets.join(id(t, a.right[i]), id(u, b.left[j]));
-          }
+        Edges const& b = edges[std::size_t(t + 1)];
+        join_seam(t, a.right, a.right_value, t + 1, b.left, b.left_value);
       }
       if (r + 1 < grid.down) {  // the neighbour below: same columns
         index_t const u = t + grid.across;
         Edges const& b = edges[std::size_t(u)];
-        index_t const w = index_t(a.bottom.size());
-        for (index_t x = 0; x < w; ++x)
-          for (index_t dx = diagonal ? -1 : 0; dx <= (diagonal ? 1 : 0); ++dx) {
-            index_t const xb = x + dx;
-            if (xb < 0 || xb >= w) continue;
-            std::size_t const i = std::size_t(x), j = std::size_t(xb);
-            if (connected(a.bottom[i], a.bottom_value[i], b.top[j], b.top_value[j]))
-              sets.join(id(t, a.bottom[i]), id(u, b.top[j]));
-          }
+        join_seam(t, a.bottom, a.bottom_value, u, b.top, b.top_value);
         if (diagonal && c + 1 < grid.across) {  // the corner below right
           Edges const& d = edges[std::size_t(u + 1)];
           if (connected(a.bottom.back(), a.bottom_value.back(), d.top.front(), d.top_value.front()))

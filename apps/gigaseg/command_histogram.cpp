@@ -44,10 +44,7 @@ Command make_histogram_command(CLI::App& parent) {
     if (tiling.tiled()) {
       // 256 bins of the 8-bit gray, tile by tile: the same counts.
       GIGASEG_REQUIRE(arguments->bins == 0, ErrorKind::usage, "--bins", "tiles take 8-bit images' 256 bins");
-      TiledOptions options;
-      options.tile_width = tiling.tile_width;
-      options.tile_height = tiling.tile_height;
-      options.progress = progress_line(session);
+      TiledOptions const options = tiled_options(tiling, session);
       std::vector<std::uint64_t> counts;
       {
         StageTimer timer(session, "compute");

@@ -42,10 +42,7 @@ Command make_label_command(CLI::App& parent) {
       params.connectivity = arguments->connectivity;
       params.equal_value = arguments->equal_value;
       params.path = parse_path(arguments->path);
-      TiledOptions options;
-      options.tile_width = tiling.tile_width;
-      options.tile_height = tiling.tile_height;
-      options.progress = progress_line(session);
+      TiledOptions const options = tiled_options(tiling, session);
       TiledLabelResult result;
       {
         StageTimer timer(session, "compute");  // reading, labelling and writing interleave

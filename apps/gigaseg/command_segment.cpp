@@ -27,10 +27,7 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
   GIGASEG_REQUIRE(format_for_extension(a.output) == ImageFormat::tiff, ErrorKind::usage, a.output,
                   "tiled labels are written to a .tif or .tiff file");
   PipelineParams const params = pipeline_params(a.pipeline);
-  TiledOptions options;
-  options.tile_width = tiling.tile_width;
-  options.tile_height = tiling.tile_height;
-  options.progress = progress_line(session);
+  TiledOptions const options = tiled_options(tiling, session);
   TiledNucleiResult result;
   {
     StageTimer timer(session, "compute");  // reading, segmenting and writing interleave

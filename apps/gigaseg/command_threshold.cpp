@@ -70,9 +70,7 @@ Command make_threshold_command(CLI::App& parent) {
       // 8-bit gray (colour as gray) tile by tile: Otsu's level from the histogram of every tile.
       double level = method.level;
       if (method.kind == Method::otsu) {
-        TiledOptions options;
-        options.tile_width = tiling.tile_width;
-        options.tile_height = tiling.tile_height;
+        TiledOptions const options = tiled_options(tiling, session);
         level = otsu_bin(histogram_tiled(session.context, arguments->input, options).data(), 256);
       }
       if (method.kind == Method::mean) {

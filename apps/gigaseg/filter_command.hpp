@@ -26,10 +26,7 @@ void run_tiled_gray8_filter(Session& session, std::string const& input, std::str
                             Compute&& compute, index_t halo, Tiling const& chosen) {
   GIGASEG_REQUIRE(format_for_extension(output) == ImageFormat::tiff, ErrorKind::usage, output,
                   "tiles are written to a .tif or .tiff file");
-  TiledOptions options;
-  options.tile_width = chosen.tile_width;
-  options.tile_height = chosen.tile_height;
-  options.progress = progress_line(session);
+  TiledOptions const options = tiled_options(chosen, session);
   TiledReport report;
   {
     StageTimer timer(session, "compute");  // reading, computing and writing interleave

@@ -81,6 +81,14 @@ Tiling choose_tiling(std::string const& input, std::string const& tile, std::str
   return tiling;
 }
 
+TiledOptions tiled_options(Tiling const& tiling, Session const& session) {
+  TiledOptions options;
+  options.tile_width = tiling.tile_width;
+  options.tile_height = tiling.tile_height;
+  options.progress = progress_line(session);
+  return options;
+}
+
 nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report) {
   return {{"tile_width", tiling.tile_width},
           {"tile_height", tiling.tile_height},

@@ -26,6 +26,9 @@ void add_tiling_options(CLI::App& app, std::string& tile, std::string& memory_li
 // 8G; default three quarters of the host memory available now).
 Tiling choose_tiling(std::string const& input, std::string const& tile, std::string const& memory_limit);
 
+// The engine's options for `tiling`: its tile size and the progress line.
+TiledOptions tiled_options(Tiling const& tiling, Session const& session);
+
 // The "tiled" entry of --json: the tiles, passes, bytes, and the process's peak resident memory.
 nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report);
 
