@@ -25,6 +25,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <vector>
 
 namespace gigaseg {
 
@@ -41,10 +42,17 @@ index_t label(ExecSpace const& space, ImageView<T, typename ExecSpace::memory_sp
   return label(space, ImageView<T const, typename ExecSpace::memory_space>(image), labels, params);
 }
 
+// Replaces every label l of `labels` by new_id[l] (new_id[0]: what the background becomes), on
+// `space`: the numbering of tiles' or ranks' local labels into an image's, the merging of markers.
+// new_id holds an entry for every label present. Fences `space`.
+template <class ExecSpace>
+void renumber(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory_space> const& labels,
+              std::vector<Label> const& new_id);
+
 // The path label() takes on ExecSpace for a requested path.
 template <class ExecSpace>
 Path label_path(Path requested);
 
 // Defined in the library (algorithms/detail/label_impl.hpp) for every enabled execution space
-// and the pixel types above (backends/instantiate/label.cpp).
+// and the pixel types above, renumber() for every enabled execution space (backends/instantiate/label.cpp).
 }  // namespace gigaseg

@@ -31,6 +31,57 @@ struct RegionStats {
   double min_intensity = 0, max_intensity = 0;
 };
 
+// The integer sums behind RegionStats, for statistics reduced over parts of an image (tiles,
+// ranks): merge() combines the parts of one component exactly, shift() moves a part's coordinates
+// from its tile to the image, stats() gives the table row. A component with no pixels has area 0
+// and its minima at their starting values.
+struct RegionTotals {
+  std::uint64_t area = 0, sum_x = 0, sum_y = 0, perimeter = 0, sum_intensity = 0;
+  std::uint64_t x0 = ~std::uint64_t(0), y0 = ~std::uint64_t(0), x1 = 0, y1 = 0;
+  std::uint64_t min_intensity = ~std::uint64_t(0), max_intensity = 0;
+
+  void merge(RegionTotals const& o) {
+    area += o.area;
+    sum_x += o.sum_x;
+    sum_y += o.sum_y;
+    perimeter += o.perimeter;
+    sum_intensity += o.sum_intensity;
+    x0 = o.x0 < x0 ? o.x0 : x0;
+    y0 = o.y0 < y0 ? o.y0 : y0;
+    x1 = o.x1 > x1 ? o.x1 : x1;
+    y1 = o.y1 > y1 ? o.y1 : y1;
+    min_intensity = o.min_intensity < min_intensity ? o.min_intensity : min_intensity;
+    max_intensity = o.max_intensity > max_intensity ? o.max_intensity : max_intensity;
+  }
+  // The same pixels seen from an image in which the part's origin is at (dx, dy).
+  void shift(index_t dx, index_t dy) {
+    if (area == 0) return;
+    sum_x += area * std::uint64_t(dx);
+    sum_y += area * std::uint64_t(dy);
+    x0 += std::uint64_t(dx);
+    x1 += std::uint64_t(dx);
+    y0 += std::uint64_t(dy);
+    y1 += std::uint64_t(dy);
+  }
+  RegionStats stats(Label label) const {
+    RegionStats r;
+    r.label = label;
+    r.area = index_t(area);
+    if (area == 0) return r;
+    r.x0 = index_t(x0);
+    r.y0 = index_t(y0);
+    r.x1 = index_t(x1);
+    r.y1 = index_t(y1);
+    r.cx = double(sum_x) / double(area);
+    r.cy = double(sum_y) / double(area);
+    r.perimeter = index_t(perimeter);
+    r.mean_intensity = double(sum_intensity) / double(area);
+    r.min_intensity = double(min_intensity);
+    r.max_intensity = double(max_intensity);
+    return r;
+  }
+};
+
 // One row per label 1..components, in label order. `intensity` has the labels' size; T: 8- or
 // 16-bit unsigned. Fences `space` (returns host data). Paths (algorithms/path.hpp):
 //  - portable: above (algorithms/detail/region_stats_portable.hpp);
@@ -44,6 +95,14 @@ std::vector<RegionStats> region_stats(ExecSpace const& space,
                                       index_t components,
                                       ImageView<T const, typename ExecSpace::memory_space> const& intensity,
                                       Path path = Path::automatic);
+
+// The sums of region_stats(), one per label 1..components: the same pass, without the division.
+template <class ExecSpace, class T>
+std::vector<RegionTotals> region_totals(ExecSpace const& space,
+                                        ImageView<Label const, typename ExecSpace::memory_space> const& labels,
+                                        index_t components,
+                                        ImageView<T const, typename ExecSpace::memory_space> const& intensity,
+                                        Path path = Path::automatic);
 
 // The path region_stats() takes on ExecSpace for a requested path.
 template <class ExecSpace>

@@ -3,9 +3,10 @@
 // results equal, byte for byte, to the same operation on the whole image in memory.
 //
 // The input is read by region (read_image_region: only the strips or tiles a region overlaps are
-// decoded), each tile with the halo its operation needs, computed on the backend the context
+// decoded; a file whose blocks are larger than a tile a band of block rows at a time,
+// detail::TileReader), each tile with the halo its operation needs, computed on the backend the context
 // picks for a tile, and written through TiffTileWriter: at no time is more than a tile and its
-// halo in memory, whatever the image's size.
+// halo (and a band of the file's block rows) in memory, whatever the image's size.
 #include "gigaseg/algorithms/label_types.hpp"
 #include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
@@ -14,6 +15,7 @@
 #include "gigaseg/core/io/tile_writer.hpp"
 #include "gigaseg/engine/on_backend.hpp"
 #include "gigaseg/engine/tile_pipeline.hpp"
+#include "gigaseg/engine/tile_reader.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -29,6 +31,24 @@ struct TiledOptions {
   WriteOptions write = default_write_options();  // compression of the output (tiff_tile ignored)
   // Called after each tile of each pass with (tiles done, tiles in all passes); for progress bars.
   std::function<void(index_t, index_t)> progress;
+};
+
+// The input of a tiled run as a file the engine reads by region: a TIFF as it is; a PNG or
+// PGM/PPM (one stream of rows) decoded once, a band of rows at a time, into a scratch TIFF tiled as
+// `options` say (write_tiled_copy, Deflate level 1) in `scratch_folder`, removed again when this
+// object goes. The copy takes disk, never the whole image in memory: a full disk is an
+// Error(resource) naming the scratch file.
+class TiledInput {
+ public:
+  TiledInput(std::string const& input, std::string const& scratch_folder, TiledOptions const& options);
+  ~TiledInput();
+  TiledInput(TiledInput const&) = delete;
+  TiledInput& operator=(TiledInput const&) = delete;
+  std::string const& path() const noexcept { return path_; }   // what the engine reads
+  bool decoded() const noexcept { return !scratch_.empty(); }  // a scratch copy was made
+
+ private:
+  std::string path_, scratch_;
 };
 
 // What a tiled run did: the tiles of each pass, the most host memory its tile buffers held at once
@@ -73,11 +93,12 @@ TiledReport filter_tiled(ExecutionContext const& context, std::string const& inp
     index_t const y1 = std::min(shape.height, core->y + core->height + halo);
     return Region{x0, y0, x1 - x0, y1 - y0};
   };
+  detail::TileReader reader(input, shape, options.tile_width, options.tile_height);
   detail::pipeline_tiles(
       std::size_t(report.tiles),
       [&](std::size_t t) {
         Region core;
-        return read_image_region(input, extended_of(t, &core));
+        return reader.read(extended_of(t, &core));
       },
       [&](std::size_t t, AnyHostImage&& tile) {
         Region core;
@@ -115,12 +136,14 @@ struct TiledLabelResult {
 // on the whole image, canonical (components numbered by their first pixel in raster order), under
 // 4- or 8-connectivity (diagonal neighbours across tile corners included) and in equal-value mode.
 //
-// Two passes. The first labels each tile on its own, keeps the labels and values of the tile's
-// four edges and each tile-local component's partial statistics (integer sums in image
-// coordinates; the perimeter counted against the pixels of a one-pixel halo); tile-local
-// components that touch across tile edges and corners are then joined (union-find whose root is
-// the component's first pixel) and numbered in raster order of their first pixels. The second
-// pass labels each tile again (labelling is deterministic) and writes the global numbers.
+// Two passes, each tile's work on the backend the context picks for it. The first labels each
+// tile on its own and keeps the labels and values of its four edges and each tile-local
+// component's sums (region_totals, in image coordinates); tile-local components that touch across
+// tile edges and corners are then joined (union-find whose root is the component's first pixel),
+// their sums merged (a pixel edge on a seam between two pixels of one component is taken off the
+// perimeter) and numbered in raster order of their first pixels. The second pass labels each tile
+// again (labelling is deterministic), renumbers it on the backend and writes it: only the edges and
+// the sums come back from the first pass, and nothing per pixel is kept between the passes.
 // With `stats`, the regions' statistics against the input's intensities (8- or 16-bit), equal to
 // region_stats() on the whole image.
 //

@@ -1,16 +1,22 @@
 // Connected components, their statistics and the nuclei pipeline under tiling (engine/tiled.hpp).
-#include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/histogram.hpp"
 #include "gigaseg/algorithms/label.hpp"
 #include "gigaseg/algorithms/otsu.hpp"
+#include "gigaseg/algorithms/pipelines/detail/stages.hpp"
+#include "gigaseg/algorithms/region_stats.hpp"
+#include "gigaseg/algorithms/threshold.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
 #include "gigaseg/engine/on_backend.hpp"
 #include "gigaseg/engine/tile_pipeline.hpp"
+#include "gigaseg/engine/tile_reader.hpp"
 #include "gigaseg/engine/tiled.hpp"
 
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <type_traits>
+#include <variant>
 
 namespace gigaseg {
 namespace {
@@ -24,69 +30,41 @@ struct Grid {
     index_t const x = c * tile_width, y = r * tile_height;
     return Region{x, y, std::min(tile_width, width - x), std::min(tile_height, height - y)};
   }
-  // The core with a one-pixel halo, clipped to the image.
-  Region halo(Region const& core) const {
-    index_t const x0 = std::max<index_t>(0, core.x - 1), y0 = std::max<index_t>(0, core.y - 1);
-    index_t const x1 = std::min(width, core.x + core.width + 1), y1 = std::min(height, core.y + core.height + 1);
-    return Region{x0, y0, x1 - x0, y1 - y0};
-  }
 };
 
-// The pixels of a tile as one gray type: 8-bit RGB becomes BT.601 gray (as read_image's users take
-// it), float is refused.
-using GrayTile = std::variant<HostImage<std::uint8_t>, HostImage<std::uint16_t>, HostImage<std::uint32_t>>;
-
-GrayTile gray_of(ExecutionContext const& context, AnyHostImage&& image, std::string const& path) {
-  if (auto* u8 = std::get_if<HostImage<std::uint8_t>>(&image)) return std::move(*u8);
-  if (auto* u16 = std::get_if<HostImage<std::uint16_t>>(&image)) return std::move(*u16);
-  if (auto* u32 = std::get_if<HostImage<std::uint32_t>>(&image)) return std::move(*u32);
-  if (auto* rgb = std::get_if<HostImage<Rgb8>>(&image)) {
-    HostImage<std::uint8_t> gray("gigaseg::tiled::gray", rgb->width(), rgb->height());
-    rgb_to_gray(context.host(), ImageView<Rgb8 const, Kokkos::HostSpace>(*rgb), gray);
-    context.host().fence();
-    return gray;
-  }
-  GIGASEG_THROW(
-      ErrorKind::input, path,
-      std::string("needs an 8-bit gray or RGB or a 16- or 32-bit gray image, not ") + to_string(pixel_type(image)));
+// The values of a border line of `image` (a row or a column: the roi at x, y, w x h) on the host.
+template <class Space, class T>
+std::vector<std::uint32_t> line_of(Space const& space, ImageView<T, typename Space::memory_space> const& image,
+                                   index_t x, index_t y, index_t w, index_t h) {
+  HostImage<std::remove_const_t<T>> const host =
+      clone<Kokkos::HostSpace>(space, image.roi(x, y, w, h), "gigaseg::tiled::edge");
+  std::vector<std::uint32_t> line;
+  line.reserve(std::size_t(w * h));
+  for (index_t j = 0; j < h; ++j)
+    for (index_t i = 0; i < w; ++i) line.push_back(std::uint32_t(host(j, i)));
+  return line;
 }
 
-// Partial statistics of one tile-local component: integer sums in image coordinates.
-struct Partial {
-  std::uint64_t area = 0, sum_x = 0, sum_y = 0, perimeter = 0, sum_intensity = 0;
-  index_t x0 = std::numeric_limits<index_t>::max(), y0 = std::numeric_limits<index_t>::max(), x1 = -1, y1 = -1;
-  std::uint64_t min_intensity = std::numeric_limits<std::uint64_t>::max(), max_intensity = 0;
-  index_t first = std::numeric_limits<index_t>::max();  // raster index y * width + x of its first pixel
-  void merge(Partial const& o) {
-    area += o.area;
-    sum_x += o.sum_x;
-    sum_y += o.sum_y;
-    perimeter += o.perimeter;
-    sum_intensity += o.sum_intensity;
-    x0 = std::min(x0, o.x0);
-    y0 = std::min(y0, o.y0);
-    x1 = std::max(x1, o.x1);
-    y1 = std::max(y1, o.y1);
-    min_intensity = std::min(min_intensity, o.min_intensity);
-    max_intensity = std::max(max_intensity, o.max_intensity);
-    first = std::min(first, o.first);
-  }
-};
-
 // What the first pass keeps of a tile: its component count and the labels and values along its
-// edges (top and bottom rows, left and right columns of its core).
+// edges (top and bottom rows, left and right columns).
 struct Edges {
   index_t components = 0;
-  std::vector<Label> top, bottom, left, right;
+  std::vector<std::uint32_t> top, bottom, left, right;
   std::vector<std::uint32_t> top_value, bottom_value, left_value, right_value;
 };
 
-// Union-find over every tile-local component (tile offset + local label - 1); the root of a set
-// is the member with the smallest first pixel, so that the root is the component's first pixel.
+// Union-find over every tile-local component (tile offset + local label - 1). Components are
+// ordered by their first pixel in raster order, which is the order of (first row, index): two
+// tile-local components whose first pixels share an image row lie in one row of tiles, where the
+// index grows with the tile's column and, inside a tile, with the canonical local label. The root of
+// a set is its least member, so the root holds the set's first pixel.
 class Components {
  public:
-  explicit Components(std::vector<Partial> partials) : partials_(std::move(partials)), parent_(partials_.size()) {
+  explicit Components(std::vector<RegionTotals> totals) : totals_(std::move(totals)), parent_(totals_.size()) {
     std::iota(parent_.begin(), parent_.end(), std::size_t(0));
+  }
+  bool before(std::size_t a, std::size_t b) const {
+    return totals_[a].y0 != totals_[b].y0 ? totals_[a].y0 < totals_[b].y0 : a < b;
   }
   std::size_t find(std::size_t i) {
     while (parent_[i] != i) {
@@ -99,47 +77,53 @@ class Components {
     a = find(a);
     b = find(b);
     if (a == b) return;
-    if (partials_[b].first < partials_[a].first) std::swap(a, b);
+    if (before(b, a)) std::swap(a, b);
     parent_[b] = a;
   }
-  std::vector<Partial>& partials() { return partials_; }
+  std::vector<RegionTotals>& totals() { return totals_; }
 
  private:
-  std::vector<Partial> partials_;
+  std::vector<RegionTotals> totals_;
   std::vector<std::size_t> parent_;
 };
 
-template <class T>
-std::uint32_t value_at(HostImage<T> const& image, index_t x, index_t y) {
-  return std::uint32_t(image(y, x));
-}
+// Label images for tiles in host memory, reused from tile to tile: a buffer is free again once
+// nothing else holds it (the writer thread has stored the tile it carried). New memory for every
+// tile would cost the kernel a page fault for each of its pages (64 MiB for a 4096 x 4096 tile).
+class HostLabelBuffers {
+ public:
+  HostLabelBuffers(index_t width, index_t height) : width_(width), height_(height) {}
+  // A width x height label image (at most the tile size).
+  HostImage<Label> get(index_t width, index_t height) {
+    for (HostImage<Label> const& buffer : buffers_)
+      if (buffer.storage().use_count() == 1) return buffer.roi(0, 0, width, height);
+    buffers_.emplace_back("gigaseg::tiled::labels", width_, height_);
+    return buffers_.back().roi(0, 0, width, height);
+  }
 
-// Labels the core of `values` (the tile with its halo; the core at (cx, cy) of it, cw x ch) on the
-// backend the context picks, into host labels.
-template <class T>
-HostImage<Label> label_core(ExecutionContext const& context, HostImage<T> const& values, Region const& core_in_values,
-                            LabelParams const& params, index_t* components) {
-  HostImage<Label> labels;
-  on_backend(context, core_in_values.width * core_in_values.height, OpFamily::label, [&](auto const& space) {
-    using Memory = typename std::decay_t<decltype(space)>::memory_space;
-    HostImage<T> const core =
-        values.roi(core_in_values.x, core_in_values.y, core_in_values.width, core_in_values.height);
-    auto const on_space = upload(space, core);
-    ImageView<Label, Memory> out("gigaseg::tiled::labels", core.width(), core.height());
-    *components = label(space, ImageView<T const, Memory>(on_space), out, params);
-    labels = download(space, out);
-  });
-  return labels;
-}
-
-// What a tile is labelled from, and the intensities its statistics take.
-struct TileInputs {
-  GrayTile label_input, intensity;
+ private:
+  index_t width_, height_;
+  std::vector<HostImage<Label>> buffers_;
 };
-using Prepare = std::function<TileInputs(AnyHostImage&&)>;
+
+// Labels for a tile on `space`: from `buffers` in host memory, new on a device.
+template <class Space>
+ImageView<Label, typename Space::memory_space> tile_labels(Space const&, HostLabelBuffers& buffers, index_t width,
+                                                           index_t height) {
+  if constexpr (std::is_same<typename Space::memory_space, Kokkos::HostSpace>::value)
+    return buffers.get(width, height);
+  else
+    return ImageView<Label, typename Space::memory_space>("gigaseg::tiled::labels", width, height);
+}
+
+// The work of one tile on the backend: label_tiles calls it with the tile as read, and it calls
+// use(space, values, intensity) with the image to label (8-, 16- or 32-bit) and the intensities
+// of the statistics (8- or 16-bit), both in the backend's memory.
+//   prepare(space, AnyHostImage&& tile, use)
 
 // label_tiled (engine/tiled.hpp) on tiles prepared by `prepare`; `earlier_passes` passes over the
 // tiles came before (for progress).
+template <class Prepare>
 TiledLabelResult label_tiles(ExecutionContext const& context, std::string const& input, std::string const& output,
                              LabelParams const& params, bool stats, TiledOptions const& options, Prepare const& prepare,
                              index_t earlier_passes) {
@@ -160,117 +144,74 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
     result.report.peak_tile_bytes = std::max(result.report.peak_tile_bytes, tile_bytes);
     if (options.progress) options.progress(earlier_passes * tiles + done, result.report.passes * tiles);
   };
+  auto core_of = [&](std::size_t t) { return grid.core(index_t(t) % grid.across, index_t(t) / grid.across); };
 
-  // Pass 1: tile-local components, their partial statistics and the tiles' edges.
+  // Pass 1, on the backend: tile-local components, their sums (in image coordinates; the perimeter
+  // counts the tile's edges, corrected at the seams below) and the tiles' edges.
+  HostLabelBuffers buffers(grid.tile_width, grid.tile_height);
   std::vector<Edges> edges(static_cast<std::size_t>(tiles));
-  std::vector<Partial> partials;
+  std::vector<RegionTotals> partials;
   std::vector<std::size_t> offset(static_cast<std::size_t>(tiles) + 1, 0);
-  auto halo_of = [&](std::size_t t) {
-    return grid.halo(grid.core(index_t(t) % grid.across, index_t(t) / grid.across));
-  };
+  detail::TileReader first_reader(input, shape, options.tile_width, options.tile_height);
   detail::pipeline_tiles(
-      std::size_t(tiles), [&](std::size_t t) { return read_image_region(input, halo_of(t)); },
+      std::size_t(tiles), [&](std::size_t t) { return first_reader.read(core_of(t)); },
       [&](std::size_t tile, AnyHostImage&& raw) {
-        index_t const t = index_t(tile), c = t % grid.across, r = t / grid.across;
-        Region const core = grid.core(c, r), halo = grid.halo(core);
-        std::size_t const read_bytes = std::size_t(halo.width * halo.height * bytes_per_pixel(pixel_type(raw)));
-        TileInputs const inputs = prepare(std::move(raw));
-        std::visit(
-            [&](auto const& v, auto const& intensity) {
-              using T = typename std::decay_t<decltype(v)>::value_type;
-              using I = typename std::decay_t<decltype(intensity)>::value_type;
-              GIGASEG_REQUIRE((!stats || !std::is_same<I, std::uint32_t>::value), ErrorKind::input, input,
-                              "statistics need an 8- or 16-bit image for the intensities, not a 32-bit one");
-              Region const inner{core.x - halo.x, core.y - halo.y, core.width, core.height};
-              index_t n = 0;
-              HostImage<Label> const labels = label_core(context, v, inner, params, &n);
-              note_tile(read_bytes,
-                        std::size_t(halo.width * halo.height) * (sizeof(T) + sizeof(I)) +
-                            std::size_t(core.width * core.height) * sizeof(Label),
-                        t + 1);
-              Edges& e = edges[std::size_t(t)];
-              e.components = n;
-              offset[std::size_t(t) + 1] = offset[std::size_t(t)] + std::size_t(n);
-              std::size_t const base = partials.size();
-              partials.resize(base + std::size_t(n));
-              // A pixel's neighbour is outside its component when it is past the image's border, or
-              // (the halo holds the neighbouring tiles' pixels) background, or of another value in
-              // equal-value mode: 4-neighbours with the same nonzero value are always connected.
-              auto outside = [&](index_t hx, index_t hy, std::uint32_t value) {
-                if (hx < 0 || hy < 0 || hx >= v.width() || hy >= v.height()) return true;
-                std::uint32_t const other = value_at(v, hx, hy);
-                return other == 0 || (params.equal_value && other != value);
-              };
-              for (index_t y = 0; y < core.height; ++y)
-                for (index_t x = 0; x < core.width; ++x) {
-                  Label const l = labels(y, x);
-                  if (l == 0) continue;
-                  index_t const hx = x + inner.x, hy = y + inner.y;
-                  index_t const gx = core.x + x, gy = core.y + y;
-                  std::uint32_t const value = value_at(v, hx, hy);
-                  Partial& p = partials[base + l - 1];
-                  p.area += 1;
-                  p.sum_x += std::uint64_t(gx);
-                  p.sum_y += std::uint64_t(gy);
-                  p.x0 = std::min(p.x0, gx);
-                  p.y0 = std::min(p.y0, gy);
-                  p.x1 = std::max(p.x1, gx);
-                  p.y1 = std::max(p.y1, gy);
-                  p.first = std::min(p.first, gy * grid.width + gx);
-                  std::uint32_t const level = value_at(intensity, hx, hy);
-                  p.sum_intensity += level;
-                  p.min_intensity = std::min<std::uint64_t>(p.min_intensity, level);
-                  p.max_intensity = std::max<std::uint64_t>(p.max_intensity, level);
-                  // Past the image's border counts (docs of region_stats); halo pixels past the
-                  // clipped halo are past the border.
-                  bool const left = gx == 0 || outside(hx - 1, hy, value);
-                  bool const right = gx + 1 == grid.width || outside(hx + 1, hy, value);
-                  bool const up = gy == 0 || outside(hx, hy - 1, value);
-                  bool const down = gy + 1 == grid.height || outside(hx, hy + 1, value);
-                  p.perimeter += std::uint64_t(left) + std::uint64_t(right) + std::uint64_t(up) + std::uint64_t(down);
-                }
-              index_t const w = core.width, h = core.height;
-              e.top.resize(std::size_t(w));
-              e.bottom.resize(std::size_t(w));
-              e.top_value.resize(std::size_t(w));
-              e.bottom_value.resize(std::size_t(w));
-              for (index_t x = 0; x < w; ++x) {
-                e.top[std::size_t(x)] = labels(0, x);
-                e.bottom[std::size_t(x)] = labels(h - 1, x);
-                e.top_value[std::size_t(x)] = value_at(v, x + inner.x, inner.y);
-                e.bottom_value[std::size_t(x)] = value_at(v, x + inner.x, inner.y + h - 1);
-              }
-              e.left.resize(std::size_t(h));
-              e.right.resize(std::size_t(h));
-              e.left_value.resize(std::size_t(h));
-              e.right_value.resize(std::size_t(h));
-              for (index_t y = 0; y < h; ++y) {
-                e.left[std::size_t(y)] = labels(y, 0);
-                e.right[std::size_t(y)] = labels(y, w - 1);
-                e.left_value[std::size_t(y)] = value_at(v, inner.x, y + inner.y);
-                e.right_value[std::size_t(y)] = value_at(v, inner.x + w - 1, y + inner.y);
-              }
-            },
-            inputs.label_input, inputs.intensity);
+        index_t const t = index_t(tile);
+        Region const core = core_of(tile);
+        std::size_t const read_bytes = std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw)));
+        on_backend(context, core.width * core.height, OpFamily::label, [&](auto const& space) {
+          using Memory = typename std::decay_t<decltype(space)>::memory_space;
+          prepare(space, std::move(raw), [&](auto const& values, auto const& intensity) {
+            using T = typename std::decay_t<decltype(values)>::value_type;
+            using I = typename std::decay_t<decltype(intensity)>::value_type;
+            index_t const w = core.width, h = core.height;
+            ImageView<Label, Memory> const labels = tile_labels(space, buffers, w, h);
+            index_t const n = label(space, values, labels, params);
+            ImageView<Label const, Memory> const done(labels);
+            std::vector<RegionTotals> sums = region_totals(space, done, n, intensity);
+            for (RegionTotals& s : sums) s.shift(core.x, core.y);
+            Edges& e = edges[std::size_t(t)];
+            e.components = n;
+            e.top = line_of(space, done, 0, 0, w, 1);
+            e.bottom = line_of(space, done, 0, h - 1, w, 1);
+            e.left = line_of(space, done, 0, 0, 1, h);
+            e.right = line_of(space, done, w - 1, 0, 1, h);
+            e.top_value = line_of(space, values, 0, 0, w, 1);
+            e.bottom_value = line_of(space, values, 0, h - 1, w, 1);
+            e.left_value = line_of(space, values, 0, 0, 1, h);
+            e.right_value = line_of(space, values, w - 1, 0, 1, h);
+            offset[std::size_t(t) + 1] = offset[std::size_t(t)] + std::size_t(n);
+            partials.insert(partials.end(), sums.begin(), sums.end());
+            note_tile(read_bytes, std::size_t(w * h) * (sizeof(T) + sizeof(I) + sizeof(Label)), t + 1);
+          });
+        });
         return 0;
       },
       [](std::size_t, int) {});
 
-  // Join the tile-local components that touch across tile edges and corners.
+  // Join the tile-local components that touch across tile edges and corners. Two 4-adjacent
+  // pixels across a seam in one component are no pixel edge of its perimeter, which each tile
+  // counted as the image's border: one less for each.
   Components sets(std::move(partials));
-  auto id = [&](index_t tile, Label l) { return offset[std::size_t(tile)] + std::size_t(l) - 1; };
-  auto connected = [&](Label a, std::uint32_t va, Label b, std::uint32_t vb) {
+  std::vector<RegionTotals>& all = sets.totals();
+  auto id = [&](index_t tile, std::uint32_t l) { return offset[std::size_t(tile)] + std::size_t(l) - 1; };
+  auto connected = [&](std::uint32_t a, std::uint32_t va, std::uint32_t b, std::uint32_t vb) {
     return a != 0 && b != 0 && (!params.equal_value || va == vb);
   };
   bool const diagonal = params.connectivity == 8;
   // Joins across one seam: pixel i of tile t's edge `a` touches pixel i of tile u's facing edge
   // `b`, and i - 1 and i + 1 under 8-connectivity.
-  auto join_seam = [&](index_t t, std::vector<Label> const& a, std::vector<std::uint32_t> const& a_value, index_t u,
-                       std::vector<Label> const& b, std::vector<std::uint32_t> const& b_value) {
+  auto join_seam = [&](index_t t, std::vector<std::uint32_t> const& a, std::vector<std::uint32_t> const& a_value,
+                       index_t u, std::vector<std::uint32_t> const& b, std::vector<std::uint32_t> const& b_value) {
     std::size_t const n = a.size();
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = 0; i < n; ++i) {
+      if (connected(a[i], a_value[i], b[i], b_value[i])) {
+        all[id(t, a[i])].perimeter -= 1;
+        all[id(u, b[i])].perimeter -= 1;
+      }
       for (std::size_t j = (diagonal && i > 0) ? i - 1 : i; j <= std::min(n - 1, diagonal ? i + 1 : i); ++j)
         if (connected(a[i], a_value[i], b[j], b_value[j])) sets.join(id(t, a[i]), id(u, b[j]));
+    }
   };
   for (index_t r = 0; r < grid.down; ++r)
     for (index_t c = 0; c < grid.across; ++c) {
@@ -298,74 +239,55 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
     }
 
   // Number the components by their first pixel and reduce their statistics.
-  std::vector<Partial>& all = sets.partials();
   std::vector<std::size_t> roots;
   for (std::size_t i = 0; i < all.size(); ++i)
     if (sets.find(i) == i) roots.push_back(i);
-  std::sort(roots.begin(), roots.end(), [&](std::size_t a, std::size_t b) { return all[a].first < all[b].first; });
+  std::sort(roots.begin(), roots.end(), [&](std::size_t a, std::size_t b) { return sets.before(a, b); });
   GIGASEG_REQUIRE(roots.size() < std::size_t(std::numeric_limits<Label>::max()), ErrorKind::resource, input,
                   "more components than 32-bit labels hold");
   std::vector<Label> number(all.size(), 0);
   for (std::size_t k = 0; k < roots.size(); ++k) number[roots[k]] = Label(k + 1);
-  std::vector<Partial> totals(roots.size());
+  std::vector<RegionTotals> totals(roots.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
-    std::size_t const root = sets.find(i);
-    number[i] = number[root];
+    number[i] = number[sets.find(i)];
     totals[number[i] - 1].merge(all[i]);
   }
   result.components = index_t(roots.size());
   if (stats) {
     result.regions.resize(totals.size());
-    for (std::size_t k = 0; k < totals.size(); ++k) {
-      Partial const& p = totals[k];
-      RegionStats& s = result.regions[k];
-      s.label = Label(k + 1);
-      s.area = index_t(p.area);
-      s.x0 = p.x0;
-      s.y0 = p.y0;
-      s.x1 = p.x1;
-      s.y1 = p.y1;
-      s.cx = double(p.sum_x) / double(p.area);
-      s.cy = double(p.sum_y) / double(p.area);
-      s.perimeter = index_t(p.perimeter);
-      s.mean_intensity = double(p.sum_intensity) / double(p.area);
-      s.min_intensity = double(p.min_intensity);
-      s.max_intensity = double(p.max_intensity);
-    }
+    for (std::size_t k = 0; k < totals.size(); ++k) result.regions[k] = totals[k].stats(Label(k + 1));
   }
 
-  // Pass 2: label each tile again and write the global numbers.
+  // Pass 2: label each tile again, renumber it on the backend and write it.
   TiffTileWriter writer(output, grid.width, grid.height, PixelType::u32, options.tile_width, options.tile_height,
                         options.write);
+  detail::TileReader second_reader(input, shape, options.tile_width, options.tile_height);
   detail::pipeline_tiles(
-      std::size_t(tiles),
-      [&](std::size_t t) {
-        return read_image_region(input, grid.core(index_t(t) % grid.across, index_t(t) / grid.across));
-      },
+      std::size_t(tiles), [&](std::size_t t) { return second_reader.read(core_of(t)); },
       [&](std::size_t tile, AnyHostImage&& raw) {
-        index_t const t = index_t(tile), c = t % grid.across, r = t / grid.across;
-        Region const core = grid.core(c, r);
+        index_t const t = index_t(tile);
+        Region const core = core_of(tile);
         std::size_t const read_bytes = std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw)));
-        TileInputs const inputs = prepare(std::move(raw));
         HostImage<Label> out;
-        std::visit(
-            [&](auto const& v) {
-              index_t n = 0;
-              HostImage<Label> labels = label_core(context, v, Region{0, 0, core.width, core.height}, params, &n);
-              GIGASEG_REQUIRE(n == edges[std::size_t(t)].components, ErrorKind::input, input,
-                              "changed while it was read (tile " + std::to_string(c) + "," + std::to_string(r) + ")");
-              std::size_t const base = offset[std::size_t(t)];
-              for (index_t y = 0; y < core.height; ++y) {
-                Label* row = labels.row(y);
-                for (index_t x = 0; x < core.width; ++x)
-                  if (row[x] != 0) row[x] = number[base + row[x] - 1];
-              }
-              out = labels;
-              result.report.pixel_bytes_written += std::size_t(core.width * core.height) * sizeof(Label);
-              note_tile(read_bytes, std::size_t(core.width * core.height) * (sizeof(Label) + sizeof(v(0, 0))),
-                        tiles + t + 1);
-            },
-            inputs.label_input);
+        on_backend(context, core.width * core.height, OpFamily::label, [&](auto const& space) {
+          using Memory = typename std::decay_t<decltype(space)>::memory_space;
+          prepare(space, std::move(raw), [&](auto const& values, auto const&) {
+            using T = typename std::decay_t<decltype(values)>::value_type;
+            ImageView<Label, Memory> const labels = tile_labels(space, buffers, core.width, core.height);
+            index_t const n = label(space, values, labels, params);
+            GIGASEG_REQUIRE(n == edges[std::size_t(t)].components, ErrorKind::input, input,
+                            "changed while it was read (tile " + std::to_string(t % grid.across) + "," +
+                                std::to_string(t / grid.across) + ")");
+            std::size_t const base = offset[std::size_t(t)];
+            std::vector<Label> new_id(std::size_t(n) + 1, 0);
+            std::copy(number.begin() + std::ptrdiff_t(base), number.begin() + std::ptrdiff_t(base + std::size_t(n)),
+                      new_id.begin() + 1);
+            renumber(space, labels, new_id);
+            out = download(space, labels);
+            note_tile(read_bytes, std::size_t(core.width * core.height) * (sizeof(Label) + sizeof(T)), tiles + t + 1);
+          });
+        });
+        result.report.pixel_bytes_written += std::size_t(core.width * core.height) * sizeof(Label);
         return out;
       },
       [&](std::size_t t, HostImage<Label>&& labels) {
@@ -379,13 +301,31 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
 
 TiledLabelResult label_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,
                              LabelParams const& params, bool stats, TiledOptions const& options) {
-  return label_tiles(
-      context, input, output, params, stats, options,
-      [&](AnyHostImage&& raw) {
-        GrayTile values = gray_of(context, std::move(raw), input);
-        return TileInputs{values, values};
-      },
-      0);
+  // 8- and 16-bit gray are their own intensities; colour becomes BT.601 gray (as read_image's users
+  // take it); a 32-bit image has no intensities for statistics (its tile-local sums still need an
+  // 8-bit image of the tile's size: its mask); float is refused.
+  auto prepare = [&](auto const& space, AnyHostImage&& raw, auto&& use) {
+    using Memory = typename std::decay_t<decltype(space)>::memory_space;
+    if (auto const* u16 = std::get_if<HostImage<std::uint16_t>>(&raw)) {
+      ImageView<std::uint16_t const, Memory> const values = upload(space, *u16);
+      use(values, values);
+    } else if (auto const* u32 = std::get_if<HostImage<std::uint32_t>>(&raw)) {
+      GIGASEG_REQUIRE(!stats, ErrorKind::input, input,
+                      "statistics need an 8- or 16-bit image for the intensities, not a 32-bit one");
+      ImageView<std::uint32_t const, Memory> const values = upload(space, *u32);
+      ImageView<std::uint8_t, Memory> mask("gigaseg::tiled::mask", values.width(), values.height());
+      threshold(space, values, mask, 0.0);
+      use(values, ImageView<std::uint8_t const, Memory>(mask));
+    } else {
+      GIGASEG_REQUIRE(
+          std::holds_alternative<HostImage<std::uint8_t>>(raw) || std::holds_alternative<HostImage<Rgb8>>(raw),
+          ErrorKind::input, input,
+          std::string("needs an 8-bit gray or RGB or a 16- or 32-bit gray image, not ") + to_string(pixel_type(raw)));
+      ImageView<std::uint8_t const, Memory> const values = gray8_on(space, raw, input);
+      use(values, values);
+    }
+  };
+  return label_tiles(context, input, output, params, stats, options, prepare, 0);
 }
 
 std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std::string const& input,
@@ -395,19 +335,20 @@ std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std:
                   std::max<index_t>(16, options.tile_height));
   index_t const tiles = grid.across * grid.down;
   std::vector<std::uint64_t> counts(256, 0);
+  detail::TileReader reader(input, shape, grid.tile_width, grid.tile_height);
   detail::pipeline_tiles(
       std::size_t(tiles),
-      [&](std::size_t t) {
-        return read_image_region(input, grid.core(index_t(t) % grid.across, index_t(t) / grid.across));
-      },
+      [&](std::size_t t) { return reader.read(grid.core(index_t(t) % grid.across, index_t(t) / grid.across)); },
       [&](std::size_t t, AnyHostImage&& raw) {
-        GrayTile const values = gray_of(context, std::move(raw), input);
-        auto const* gray = std::get_if<HostImage<std::uint8_t>>(&values);
-        GIGASEG_REQUIRE(gray != nullptr, ErrorKind::input, input, "needs an 8-bit gray or RGB image");
-        for (index_t y = 0; y < gray->height(); ++y) {
-          std::uint8_t const* row = gray->row(y);
-          for (index_t x = 0; x < gray->width(); ++x) ++counts[row[x]];
-        }
+        Region const core = grid.core(index_t(t) % grid.across, index_t(t) / grid.across);
+        on_backend(context, core.width * core.height, OpFamily::point, [&](auto const& space) {
+          using Memory = typename std::decay_t<decltype(space)>::memory_space;
+          ImageView<std::uint8_t const, Memory> const gray = gray8_on(space, raw, input);
+          Counts<Memory> tile_counts("gigaseg::tiled::histogram", 256);
+          histogram(space, gray, tile_counts);
+          auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tile_counts);
+          for (std::size_t b = 0; b < 256; ++b) counts[b] += host(b);
+        });
         if (options.progress) options.progress(index_t(t) + 1, tiles);
         return 0;
       },
@@ -425,13 +366,6 @@ TiledNucleiResult segment_nuclei_tiled(ExecutionContext const& context, std::str
   ImageShape const shape = image_shape(input);
   Grid const grid(shape.width, shape.height, options.tile_width, options.tile_height);
   index_t const tiles = grid.across * grid.down;
-  // The gray tile: 8-bit gray as it is, colour as BT.601 gray; other types as segment_image refuses.
-  auto gray8 = [&](AnyHostImage&& raw) {
-    GrayTile values = gray_of(context, std::move(raw), input);
-    auto* gray = std::get_if<HostImage<std::uint8_t>>(&values);
-    GIGASEG_REQUIRE(gray != nullptr, ErrorKind::input, input, "the nuclei pipeline needs an 8-bit gray or RGB image");
-    return *gray;
-  };
   // Pass 1: the histogram of the whole image, Otsu's threshold and the side, as otsu_mask takes them.
   TiledOptions first = options;
   first.progress =
@@ -446,21 +380,23 @@ TiledNucleiResult segment_nuclei_tiled(ExecutionContext const& context, std::str
   for (int b = result.threshold + 1; b < 256; ++b) above += index_t(counts[std::size_t(b)]);
   result.dark = params.foreground == Foreground::dark ||
                 (params.foreground == Foreground::automatic && above > shape.width * shape.height - above);
-  // Passes 2 and 3: the components of the chosen side, statistics against the gray.
-  int const t = result.threshold;
+  // Passes 2 and 3: the components of the chosen side (the mask made on the backend by the
+  // in-memory pipeline's own side_mask), statistics against the gray.
+  int const threshold = result.threshold;
   bool const dark = result.dark;
+  auto prepare = [&](auto const& space, AnyHostImage&& raw, auto&& use) {
+    using Memory = typename std::decay_t<decltype(space)>::memory_space;
+    GIGASEG_REQUIRE(
+        std::holds_alternative<HostImage<std::uint8_t>>(raw) || std::holds_alternative<HostImage<Rgb8>>(raw),
+        ErrorKind::input, input, "the nuclei pipeline needs an 8-bit gray or RGB image");
+    ImageView<std::uint8_t const, Memory> const gray = gray8_on(space, raw, input);
+    ImageView<std::uint8_t, Memory> mask("gigaseg::tiled::mask", gray.width(), gray.height());
+    pipeline::side_mask(space, gray, mask, threshold, dark);
+    use(ImageView<std::uint8_t const, Memory>(mask), gray);
+  };
   LabelParams label_params;
   label_params.connectivity = params.connectivity;
-  TiledLabelResult labelled = label_tiles(
-      context, input, output, label_params, true, options,
-      [&](AnyHostImage&& raw) {
-        HostImage<std::uint8_t> gray = gray8(std::move(raw));
-        HostImage<std::uint8_t> mask("gigaseg::tiled::mask", gray.width(), gray.height());
-        for (index_t y = 0; y < gray.height(); ++y)
-          for (index_t x = 0; x < gray.width(); ++x) mask(y, x) = (gray(y, x) > t) != dark ? 255 : 0;
-        return TileInputs{mask, gray};
-      },
-      1);
+  TiledLabelResult labelled = label_tiles(context, input, output, label_params, true, options, prepare, 1);
   result.components = labelled.components;
   result.regions = std::move(labelled.regions);
   result.report = labelled.report;

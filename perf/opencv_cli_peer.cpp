@@ -7,7 +7,8 @@
 //   median    IN OUT.png          5 x 5 median                    (gigaseg median --size 5)
 //   edt       IN OUT.tif          exact distance, float           (gigaseg edt)
 //   nuclei    IN OUT.png CSV      Otsu (darker side), labels and their statistics
-//                                                                 (gigaseg segment --pipeline nuclei --stats)
+//                                                                 (gigaseg segment --pipeline nuclei --stats);
+//                                 OUT.tif: 32-bit labels, any count
 // Prints the stage times (read, compute, write) in milliseconds as one JSON line on stdout.
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -61,8 +62,13 @@ int main(int argc, char** argv) {
     cv::Mat mask, labels, stats, centroids;
     cv::threshold(image, mask, 0, 255, cv::THRESH_BINARY_INV | cv::THRESH_OTSU);
     int const n = cv::connectedComponentsWithStats(mask, labels, stats, centroids, 8, CV_32S);
-    if (n > 65536) return 4;
-    labels.convertTo(result, CV_16U);
+    bool const tiff = out.size() > 4 && out.compare(out.size() - 4, 4, ".tif") == 0;
+    if (tiff) {
+      result = labels;  // 32-bit labels: OpenCV's TIFF encoder writes CV_32S
+    } else {
+      if (n > 65536) return 4;
+      labels.convertTo(result, CV_16U);
+    }
     csv = "label,area,x0,y0,x1,y1,cx,cy\n";
     char line[160];
     for (int i = 1; i < n; ++i) {

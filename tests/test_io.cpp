@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 #include <tiffio.h>
+#include <zlib.h>
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -642,6 +643,86 @@ TEST(FuzzCorpus, EveryInputReadsOrFailsCleanly) {
   set_read_pixel_limit(0);
   EXPECT_GE(seeds_read, 33);  // make_seeds.py's 11 PNG, 15 TIFF and 7 PGM/PPM seeds
   EXPECT_GE(files, seeds_read);
+}
+
+// An 8-bit gray PNG with Adam7 interlacing (its pixels in seven passes), written byte by byte:
+// gigaseg writes no interlaced PNG, and libpng cannot hand its rows over one band at a time.
+std::string interlaced_png(HostImage<std::uint8_t> const& image) {
+  auto be32 = [](std::uint32_t v) {
+    return std::string{char(v >> 24), char((v >> 16) & 255), char((v >> 8) & 255), char(v & 255)};
+  };
+  auto chunk = [&](char const* type, std::string const& data) {
+    std::string const body = std::string(type, 4) + data;
+    return be32(std::uint32_t(data.size())) + body +
+           be32(std::uint32_t(crc32(0, reinterpret_cast<Bytef const*>(body.data()), uInt(body.size()))));
+  };
+  index_t const w = image.width(), h = image.height();
+  std::string raw;  // each pass's rows, each row after its filter byte (0: none)
+  int const x0[] = {0, 4, 0, 2, 0, 1, 0}, y0[] = {0, 0, 4, 0, 2, 0, 1};
+  int const dx[] = {8, 8, 4, 4, 2, 2, 1}, dy[] = {8, 8, 8, 4, 4, 2, 2};
+  for (int p = 0; p < 7; ++p) {
+    if (x0[p] >= w) continue;
+    for (index_t y = y0[p]; y < h; y += dy[p]) {
+      raw += char(0);
+      for (index_t x = x0[p]; x < w; x += dx[p]) raw += char(image(y, x));
+    }
+  }
+  uLongf size = compressBound(uLong(raw.size()));
+  std::string deflated(size, '\0');
+  compress(reinterpret_cast<Bytef*>(deflated.data()), &size, reinterpret_cast<Bytef const*>(raw.data()),
+           uLong(raw.size()));
+  deflated.resize(size);
+  std::string const header = be32(std::uint32_t(w)) + be32(std::uint32_t(h)) + std::string{8, 0, 0, 0, 1};
+  return std::string("\x89PNG\r\n\x1a\n", 8) + chunk("IHDR", header) + chunk("IDAT", deflated) + chunk("IEND", "");
+}
+
+// The way into the tile engine for formats that cannot be read by region: a tiled TIFF copy made a
+// band of rows at a time is the image, pixel for pixel, for every PNG and PGM/PPM layout (also an
+// interlaced PNG, decoded whole), with tiles that do not divide the image; a truncated file is an
+// input error that leaves nothing behind.
+TEST_F(ImageFiles, TiledCopiesOfStreamFormatsAreTheImage) {
+  WriteOptions options;
+  options.compression_level = 1;
+  auto const gray = test::noise_u8(203, 157, 71);
+  auto const wide = test::noise_u16(97, 61, 72);
+  HostImage<Rgb8> colour("colour", 75, 49);
+  for (index_t y = 0; y < 49; ++y)
+    for (index_t x = 0; x < 75; ++x) colour(y, x) = Rgb8{std::uint8_t(x * 3), std::uint8_t(y * 5), gray(y, x)};
+  write_image(path("gray.png"), gray);
+  write_image(path("wide.png"), wide);
+  write_image(path("colour.png"), colour);
+  write_image(path("gray.pgm"), gray);
+  write_image(path("wide.pgm"), wide);
+  write_image(path("colour.ppm"), colour);
+  write_image(path("gray.tif"), gray);
+  write_bytes("interlaced.png", interlaced_png(gray));
+  write_bytes("ascii.pgm", "P2\n3 2\n# a comment\n255\n0 1 2\n250 251 252\n");
+  for (char const* name : {"gray.png", "wide.png", "colour.png", "gray.pgm", "wide.pgm", "colour.ppm", "gray.tif",
+                           "interlaced.png", "ascii.pgm"}) {
+    SCOPED_TRACE(name);
+    AnyHostImage const whole = read_image(path(name));
+    ImageShape const shape = image_shape(path(name));
+    EXPECT_EQ(shape.width, width(whole));
+    EXPECT_EQ(shape.height, height(whole));
+    write_tiled_copy(path(name), path("copy.tif"), 48, 32, options);
+    AnyHostImage const copy = read_image(path("copy.tif"));
+    ASSERT_EQ(copy.index(), whole.index());
+    std::visit(
+        [&](auto const& expected) {
+          using Image = std::decay_t<decltype(expected)>;
+          EXPECT_EQ(test::count_differences(std::get<Image>(copy), expected), 0);
+        },
+        whole);
+    ImageShape const copied = image_shape(path("copy.tif"));
+    EXPECT_EQ(copied.block_width, 48);
+    EXPECT_EQ(copied.block_height, 32);
+  }
+  EXPECT_EQ(image_shape(path("gray.tif")).block_width, 203);  // strips: the full width
+  truncate_to("gray.png", 0.5);
+  EXPECT_THROW(write_tiled_copy(path("gray.png"), path("broken.tif"), 48, 32, options), Error);
+  truncate_to("gray.pgm", 0.5);
+  EXPECT_THROW(write_tiled_copy(path("gray.pgm"), path("broken.tif"), 48, 32, options), Error);
+  for (auto const& name : entries()) EXPECT_TRUE(name.find("broken") == std::string::npos) << name;
 }
 
 TEST_F(ImageFiles, PaletteWithTransparencyReadsAsRgb) {

@@ -330,6 +330,51 @@ TYPED_TEST(Tiled, BadTilesAndInputsAreRefusedWithNothingWritten) {
   EXPECT_NE(access(this->path("out.tif").c_str(), F_OK), 0) << "nothing under the output's name";
 }
 
+// A PGM/PPM or PNG input (no reading by region) goes through a tiled scratch copy made by
+// TiledInput: the labels and statistics of the in-memory run, a 32-bit image labelled without
+// statistics, and the scratch file gone with the TiledInput.
+TYPED_TEST(Tiled, StreamFormatsGoThroughAScratchCopy) {
+  ExecutionContext context(context_on<TypeParam>());
+  TiledOptions options;
+  options.tile_width = 48;
+  options.tile_height = 32;
+  auto const mask = noise_mask(203, 157, 45, 12);
+  Kokkos::DefaultHostExecutionSpace host;
+  HostImage<Label> expected("expected", mask.width(), mask.height());
+  index_t const n = label(host, ImageView<std::uint8_t const, Kokkos::HostSpace>(mask), expected, LabelParams{});
+  auto const stats = region_stats(host, ImageView<Label const, Kokkos::HostSpace>(expected), n,
+                                  ImageView<std::uint8_t const, Kokkos::HostSpace>(mask));
+  for (char const* name : {"in.pgm", "in.png"}) {
+    SCOPED_TRACE(name);
+    write_image(this->path(name), mask);
+    std::string scratch;
+    {
+      TiledInput const input(this->path(name), this->dir_, options);
+      EXPECT_TRUE(input.decoded());
+      scratch = input.path();
+      EXPECT_EQ(access(scratch.c_str(), F_OK), 0);
+      TiledLabelResult const result =
+          label_tiled(context, input.path(), this->path("out.tif"), LabelParams{}, true, options);
+      ASSERT_EQ(result.components, n);
+      EXPECT_EQ(test::count_differences(std::get<HostImage<Label>>(read_image(this->path("out.tif"))), expected), 0);
+      ASSERT_EQ(result.regions.size(), stats.size());
+      for (std::size_t i = 0; i < stats.size(); ++i) EXPECT_TRUE(same_stats(result.regions[i], stats[i])) << i;
+    }
+    EXPECT_NE(access(scratch.c_str(), F_OK), 0) << "the scratch copy is removed";
+    std::remove(this->path(name).c_str());
+  }
+  TiledInput const tiff(this->path("out.tif"), this->dir_, options);  // a TIFF is read as it is
+  EXPECT_FALSE(tiff.decoded());
+  EXPECT_EQ(tiff.path(), this->path("out.tif"));
+  // 32-bit labels labelled again in equal-value mode: the same image (each label one component).
+  LabelParams equal;
+  equal.equal_value = true;
+  TiledLabelResult const again = label_tiled(context, tiff.path(), this->path("in.tif"), equal, false, options);
+  EXPECT_EQ(again.components, n);
+  EXPECT_EQ(test::count_differences(std::get<HostImage<Label>>(read_image(this->path("in.tif"))), expected), 0);
+  EXPECT_THROW(label_tiled(context, tiff.path(), this->path("in.tif"), equal, true, options), Error);
+}
+
 // The three stages see every tile once and in order, and the first failure of any stage stops
 // the run and reaches the caller.
 TEST(TilePipeline, StagesRunInOrderAndFailuresReachTheCaller) {

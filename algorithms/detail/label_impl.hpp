@@ -4,8 +4,10 @@
 // backends/instantiate/label.cpp, which also sees the backends' specialisations).
 #include "gigaseg/algorithms/detail/dispatch.hpp"
 #include "gigaseg/algorithms/detail/label_portable.hpp"
+#include "gigaseg/algorithms/detail/pixelwise.hpp"
 #include "gigaseg/algorithms/label.hpp"
 #include "gigaseg/core/error.hpp"
+#include "gigaseg/core/scratch.hpp"
 #include "gigaseg/core/translation_unit.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -14,6 +16,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace gigaseg {
 namespace detail {
@@ -100,7 +103,30 @@ inline bool needs_wide_indices(index_t pixels, LabelParams const& params) {
   return params.wide_indices || pixels >= index_t(std::numeric_limits<std::uint32_t>::max());
 }
 
+// renumber(): new_id on `space`, applied to every pixel.
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
+void renumber_portable(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory_space> const& labels,
+                       std::vector<Label> const& new_id) {
+  ScratchArray<Label, ExecSpace> const map_memory(space, "gigaseg::renumber::map", new_id.size());
+  auto const map = map_memory.view();
+  Kokkos::View<Label const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(new_id.data(),
+                                                                                              new_id.size());
+  Kokkos::deep_copy(space, map, host);
+  for_each_row_pixel(
+      space, "gigaseg::renumber", labels.height(), labels.width(),
+      KOKKOS_LAMBDA(index_t y, index_t x) { labels(y, x) = map(labels(y, x)); });
+  space.fence();
+}
+
 }  // namespace detail
+
+template <class ExecSpace>
+void renumber(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory_space> const& labels,
+              std::vector<Label> const& new_id) {
+  if (labels.empty()) return;
+  GIGASEG_REQUIRE(!new_id.empty(), ErrorKind::usage, "renumber", "new_id needs an entry for the background");
+  detail::renumber_portable(space, labels, new_id);
+}
 
 template <class ExecSpace>
 Path label_path(Path requested) {

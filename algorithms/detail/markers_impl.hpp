@@ -137,7 +137,7 @@ index_t merge_small_regions_portable(ExecSpace const& space,
   std::vector<std::uint64_t> pairs(host_list.data(), host_list.data() + edges);
   index_t merged = 0;
   std::vector<Label> const new_id = merge_plan(areas, firsts, pairs, min_area, merged);
-  relabel(space, labels, new_id);
+  renumber(space, labels, new_id);
   return merged;
 }
 
@@ -246,7 +246,7 @@ index_t distance_markers(ExecSpace const& space,
     summaries[std::size_t(l)] = {double(host_sums(3 * l)), double(host_sums(3 * l + 1)), index_t(host_sums(3 * l + 2)),
                                  host_heights(l), host_components(l)};
   std::vector<Label> const new_id = detail::separate_markers(summaries, params.min_separation);
-  detail::relabel(space, markers, new_id);
+  renumber(space, markers, new_id);
   index_t kept = 0;
   for (Label id : new_id) kept = id > kept ? id : kept;
   return kept;

@@ -31,21 +31,6 @@ KOKKOS_INLINE_FUNCTION void for_neighbours(index_t y, index_t x, index_t height,
     }
 }
 
-// Applies new_id (index = old label) to every pixel of `labels`.
-template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
-void relabel(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory_space> const& labels,
-             std::vector<Label> const& new_id) {
-  ScratchArray<Label, ExecSpace> const map_memory(space, "gigaseg::relabel::map", new_id.size());
-  auto const map = map_memory.view();
-  Kokkos::View<Label const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(new_id.data(),
-                                                                                              new_id.size());
-  Kokkos::deep_copy(space, map, host);
-  for_each_row_pixel(
-      space, "gigaseg::relabel", labels.height(), labels.width(),
-      KOKKOS_LAMBDA(index_t y, index_t x) { labels(y, x) = map(labels(y, x)); });
-  space.fence();
-}
-
 // The portable reconstruction by dilation of rec (<= distance) under `distance` over its
 // foreground: a tile relaxation to the fixpoint.
 template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>

@@ -63,18 +63,18 @@ RegionSums<typename ExecSpace::memory_space> region_sums(
 }  // namespace detail
 
 template <class ExecSpace, class T>
-std::vector<RegionStats> region_stats(ExecSpace const& space,
-                                      ImageView<Label const, typename ExecSpace::memory_space> const& labels,
-                                      index_t components,
-                                      ImageView<T const, typename ExecSpace::memory_space> const& intensity,
-                                      Path path) {
+std::vector<RegionTotals> region_totals(ExecSpace const& space,
+                                        ImageView<Label const, typename ExecSpace::memory_space> const& labels,
+                                        index_t components,
+                                        ImageView<T const, typename ExecSpace::memory_space> const& intensity,
+                                        Path path) {
   static_assert(std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value,
                 "region_stats() takes an 8- or 16-bit intensity image");
   GIGASEG_REQUIRE(labels.width() == intensity.width() && labels.height() == intensity.height(), ErrorKind::input,
                   "region statistics", "the label and intensity images differ in size");
   GIGASEG_REQUIRE(components >= 0, ErrorKind::usage, "region statistics", "negative component count");
   (void)region_stats_path<ExecSpace>(path);  // validates a forced path
-  std::vector<RegionStats> table(static_cast<std::size_t>(components));
+  std::vector<RegionTotals> table(static_cast<std::size_t>(components));
   if (components == 0 || labels.empty()) return table;
   constexpr int fields = detail::stat_fields;
   using Sum = unsigned long long;
@@ -87,21 +87,32 @@ std::vector<RegionStats> region_stats(ExecSpace const& space,
                   "the label image has labels above the component count " + std::to_string(components));
   for (index_t c = 0; c < components; ++c) {
     Sum const* s = &host(c * fields);
-    RegionStats& r = table[std::size_t(c)];
-    r.label = Label(c + 1);
-    r.area = index_t(s[detail::stat_area]);
+    RegionTotals& r = table[std::size_t(c)];
+    r.area = s[detail::stat_area];
     if (r.area == 0) continue;  // a label with no pixels (not produced by label())
-    r.x0 = index_t(s[detail::stat_x0]);
-    r.y0 = index_t(s[detail::stat_y0]);
-    r.x1 = index_t(s[detail::stat_x1]);
-    r.y1 = index_t(s[detail::stat_y1]);
-    r.cx = double(s[detail::stat_sum_x]) / double(r.area);
-    r.cy = double(s[detail::stat_sum_y]) / double(r.area);
-    r.perimeter = index_t(s[detail::stat_perimeter]);
-    r.mean_intensity = double(s[detail::stat_sum_intensity]) / double(r.area);
-    r.min_intensity = double(s[detail::stat_min_intensity]);
-    r.max_intensity = double(s[detail::stat_max_intensity]);
+    r.sum_x = s[detail::stat_sum_x];
+    r.sum_y = s[detail::stat_sum_y];
+    r.perimeter = s[detail::stat_perimeter];
+    r.sum_intensity = s[detail::stat_sum_intensity];
+    r.x0 = s[detail::stat_x0];
+    r.y0 = s[detail::stat_y0];
+    r.x1 = s[detail::stat_x1];
+    r.y1 = s[detail::stat_y1];
+    r.min_intensity = s[detail::stat_min_intensity];
+    r.max_intensity = s[detail::stat_max_intensity];
   }
+  return table;
+}
+
+template <class ExecSpace, class T>
+std::vector<RegionStats> region_stats(ExecSpace const& space,
+                                      ImageView<Label const, typename ExecSpace::memory_space> const& labels,
+                                      index_t components,
+                                      ImageView<T const, typename ExecSpace::memory_space> const& intensity,
+                                      Path path) {
+  std::vector<RegionTotals> const totals = region_totals(space, labels, components, intensity, path);
+  std::vector<RegionStats> table(totals.size());
+  for (std::size_t c = 0; c < totals.size(); ++c) table[c] = totals[c].stats(Label(c + 1));
   return table;
 }
 

@@ -48,7 +48,7 @@ Command make_histogram_command(CLI::App& parent) {
       std::vector<std::uint64_t> counts;
       {
         StageTimer timer(session, "compute");
-        counts = histogram_tiled(session.context, arguments->input, options);
+        counts = histogram_tiled(session.context, tiling.engine_input(session), options);
       }
       ImageShape const shape = image_shape(arguments->input);
       TiledReport report;

@@ -34,7 +34,7 @@ Command make_label_command(CLI::App& parent) {
     if (!arguments->stats.empty()) {
       AtomicOutput check(arguments->stats);  // a missing folder fails before any work
     }
-    Tiling const tiling = choose_tiling(arguments->input, arguments->tile, arguments->memory_limit);
+    Tiling const tiling = choose_tiling(arguments->input, arguments->tile, arguments->memory_limit, arguments->output);
     if (tiling.tiled()) {
       GIGASEG_REQUIRE(format_for_extension(arguments->output) == ImageFormat::tiff, ErrorKind::usage, arguments->output,
                       "tiled labels are written to a .tif or .tiff file");
@@ -46,8 +46,8 @@ Command make_label_command(CLI::App& parent) {
       TiledLabelResult result;
       {
         StageTimer timer(session, "compute");  // reading, labelling and writing interleave
-        result = label_tiled(session.context, arguments->input, arguments->output, params, !arguments->stats.empty(),
-                             options);
+        result = label_tiled(session.context, tiling.engine_input(session), arguments->output, params,
+                             !arguments->stats.empty(), options);
       }
       {
         StageTimer timer(session, "write");

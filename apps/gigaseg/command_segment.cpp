@@ -31,7 +31,8 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
   TiledNucleiResult result;
   {
     StageTimer timer(session, "compute");  // reading, segmenting and writing interleave
-    result = segment_nuclei_tiled(session.context, a.input, a.output, std::get<NucleiParams>(params), options);
+    result = segment_nuclei_tiled(session.context, tiling.engine_input(session), a.output,
+                                  std::get<NucleiParams>(params), options);
   }
   {
     StageTimer timer(session, "write");
@@ -78,8 +79,9 @@ Command make_segment_command(CLI::App& parent) {
                       "the overlay is a .png file");
       AtomicOutput check(a.overlay);
     }
-    Tiling const tiling =
-        a.pipeline.pipeline == "nuclei" || !a.tile.empty() ? choose_tiling(a.input, a.tile, a.memory_limit) : Tiling{};
+    Tiling const tiling = a.pipeline.pipeline == "nuclei" || !a.tile.empty()
+                              ? choose_tiling(a.input, a.tile, a.memory_limit, a.output)
+                              : Tiling{};
     if (tiling.tiled()) return segment_tiled(session, a, tiling);
     AnyHostImage image;
     {

@@ -65,13 +65,13 @@ Command make_threshold_command(CLI::App& parent) {
     Method const method = parse_method(arguments->method);
     HistogramParams const params{parse_path(arguments->path)};
     format_for_extension(arguments->output);  // a bad extension fails before any work
-    Tiling const tiling = choose_tiling(arguments->input, arguments->tile, arguments->memory_limit);
+    Tiling const tiling = choose_tiling(arguments->input, arguments->tile, arguments->memory_limit, arguments->output);
     if (tiling.tiled()) {
       // 8-bit gray (colour as gray) tile by tile: Otsu's level from the histogram of every tile.
       double level = method.level;
       if (method.kind == Method::otsu) {
         TiledOptions const options = tiled_options(tiling, session);
-        level = otsu_bin(histogram_tiled(session.context, arguments->input, options).data(), 256);
+        level = otsu_bin(histogram_tiled(session.context, tiling.engine_input(session), options).data(), 256);
       }
       if (method.kind == Method::mean) {
         run_tiled_gray8_filter<std::uint8_t>(

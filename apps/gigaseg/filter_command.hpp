@@ -6,6 +6,7 @@
 #include "apps/gigaseg/tiling.hpp"
 #include "gigaseg/engine/tiled.hpp"
 
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -17,6 +18,7 @@ namespace gigaseg::cli {
 struct FilterTiling {
   std::string tile, memory_limit;
   index_t halo = 0;
+  std::function<void()> before_tiles;  // called once the image is to run tile by tile
 };
 
 // The image tile by tile (engine/tiled.hpp, filter_tiled): compute(space, in, out) on each tile
@@ -30,7 +32,7 @@ void run_tiled_gray8_filter(Session& session, std::string const& input, std::str
   TiledReport report;
   {
     StageTimer timer(session, "compute");  // reading, computing and writing interleave
-    report = filter_tiled<OutT>(session.context, input, output, halo, family, compute, options);
+    report = filter_tiled<OutT>(session.context, chosen.engine_input(session), output, halo, family, compute, options);
   }
   ImageShape const shape = image_shape(input);
   session.report["backend"] = to_string(session.context.resolve(chosen.tile_width * chosen.tile_height, family));
@@ -50,10 +52,12 @@ void run_gray8_filter(Session& session, std::string const& input, std::string co
     GIGASEG_REQUIRE(format == ImageFormat::tiff, ErrorKind::usage, output,
                     "this command writes 32-bit float pixels: give a .tif or .tiff output");
   if (tiling != nullptr) {
-    Tiling const chosen = choose_tiling(input, tiling->tile, tiling->memory_limit);
-    if (chosen.tiled())
+    Tiling const chosen = choose_tiling(input, tiling->tile, tiling->memory_limit, output);
+    if (chosen.tiled()) {
+      if (tiling->before_tiles) tiling->before_tiles();
       return run_tiled_gray8_filter<OutT>(session, input, output, family, std::forward<Compute>(compute), tiling->halo,
                                           chosen);
+    }
   }
   AnyHostImage image;
   {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <memory>
 #include <utility>
@@ -52,15 +53,21 @@ std::size_t peak_resident_bytes() {
 
 void add_tiling_options(CLI::App& app, std::string& tile, std::string& memory_limit) {
   app.add_option("--tile", tile,
-                 "WxH: run on a TIFF tile by tile (W, H multiples of 16), never whole in memory; the result is "
-                 "the same, the labels written as a tiled TIFF");
+                 "WxH: run tile by tile (W, H multiples of 16), never whole in memory (a PNG or PGM through a "
+                 "tiled scratch copy beside the output); the result is the same, written as a tiled TIFF");
   app.add_option("--memory-limit", memory_limit,
-                 "SIZE (e.g. 8G): a TIFF whose in-memory run would take more runs in 4096x4096 tiles; default 3/4 "
-                 "of the available host memory");
+                 "SIZE (e.g. 8G): an image whose in-memory run would take more runs in 4096x4096 tiles; default "
+                 "3/4 of the available host memory");
 }
 
-Tiling choose_tiling(std::string const& input, std::string const& tile, std::string const& memory_limit) {
+Tiling choose_tiling(std::string const& input, std::string const& tile, std::string const& memory_limit,
+                     std::string const& output) {
   Tiling tiling;
+  tiling.input = input;
+  auto const slash = output.find_last_of('/');
+  tiling.scratch_folder = output.empty()               ? std::filesystem::temp_directory_path().string()
+                          : slash == std::string::npos ? std::string(".")
+                                                       : output.substr(0, slash + 1);
   tiling.budget = memory_limit.empty()
                       ? std::size_t(double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)) * 0.75)
                       : parse_bytes(memory_limit);
@@ -73,12 +80,20 @@ Tiling choose_tiling(std::string const& input, std::string const& tile, std::str
                     "a pipe or device cannot be read by region; save it as a tiled TIFF first");
     return tiling;
   }
-  if (regular && detect_format(input) == ImageFormat::tiff) {
+  if (regular) {
     ImageShape const shape = image_shape(input);
     if (double(shape.width) * double(shape.height) * in_memory_bytes_per_pixel > double(tiling.budget))
       tiling.tile_width = tiling.tile_height = 4096;
   }
   return tiling;
+}
+
+std::string const& Tiling::engine_input(Session& session) const {
+  if (!source_) {
+    StageTimer timer(session, "decode");  // a PNG or PGM/PPM into the scratch TIFF
+    source_ = std::make_shared<TiledInput>(input, scratch_folder, tiled_options(*this, session));
+  }
+  return source_->path();
 }
 
 TiledOptions tiled_options(Tiling const& tiling, Session const& session) {
@@ -93,6 +108,7 @@ nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report) {
   return {{"tile_width", tiling.tile_width},
           {"tile_height", tiling.tile_height},
           {"tiles", report.tiles},
+          {"decoded_to_scratch", tiling.decoded()},
           {"passes", report.passes},
           {"peak_tile_bytes", report.peak_tile_bytes},
           {"pixel_bytes_read", report.pixel_bytes_read},

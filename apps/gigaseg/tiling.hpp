@@ -1,10 +1,12 @@
 #pragma once
-// The options of the commands that can run tile by tile (label, segment --pipeline nuclei):
+// The options of the commands that can run tile by tile (label, segment --pipeline nuclei, the
+// filters, threshold, histogram):
 // --tile WxH and --memory-limit SIZE, and the "tiled" entry of their --json report.
 #include "apps/gigaseg/cli.hpp"
 #include "gigaseg/engine/tiled.hpp"
 
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace gigaseg::cli {
@@ -16,15 +18,26 @@ constexpr double in_memory_bytes_per_pixel = 16;
 struct Tiling {
   index_t tile_width = 0, tile_height = 0;  // 0: in memory
   std::size_t budget = 0;                   // the memory limit that was applied, bytes
+  std::string input, scratch_folder;
   bool tiled() const noexcept { return tile_width > 0; }
+  // The file the engine reads: the input itself, or for a PNG or PGM/PPM its tiled scratch copy
+  // in scratch_folder (engine/tiled.hpp, TiledInput), made on the first call and removed when the
+  // last copy of this Tiling goes.
+  std::string const& engine_input(Session& session) const;
+  bool decoded() const noexcept { return source_ && source_->decoded(); }
+
+ private:
+  mutable std::shared_ptr<TiledInput> source_;
 };
 
 void add_tiling_options(CLI::App& app, std::string& tile, std::string& memory_limit);
 
 // Tiles when --tile is given (a usage error naming it unless WxH, multiples of 16), or 4096x4096
-// when `input` is a TIFF whose in-memory run would need more than --memory-limit (a size such as
-// 8G; default three quarters of the host memory available now).
-Tiling choose_tiling(std::string const& input, std::string const& tile, std::string const& memory_limit);
+// when `input` (a file) would need more than --memory-limit in memory (a size such as 8G; default
+// three quarters of the host memory available now). A PNG or PGM/PPM is then decoded into a tiled
+// scratch TIFF in the folder of `output` (the system's temporary folder when there is none).
+Tiling choose_tiling(std::string const& input, std::string const& tile, std::string const& memory_limit,
+                     std::string const& output = {});
 
 // The engine's options for `tiling`: its tile size and the progress line.
 TiledOptions tiled_options(Tiling const& tiling, Session const& session);

@@ -1,4 +1,5 @@
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/io/tile_writer.hpp"
 
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
@@ -221,8 +222,49 @@ AnyHostImage read_image_region(std::string const& path, Region const& region) {
 
 ImageShape image_shape(std::string const& path) {
   InputSource const source(path);
-  require_region_readable(path, source.format());
-  return detail::tiff_shape(path, source.open_path());
+  switch (source.format()) {
+    case ImageFormat::png: return detail::png_shape(path, source.open_path());
+    case ImageFormat::tiff: return detail::tiff_shape(path, source.open_path());
+    case ImageFormat::pnm: return detail::pnm_shape(path, source.open_path());
+  }
+  GIGASEG_THROW(ErrorKind::internal, path, "unreachable format");
+}
+
+void write_tiled_copy(std::string const& input, std::string const& output, index_t tile_width, index_t tile_height,
+                      WriteOptions const& options) {
+  InputSource const source(input);
+  ImageFormat const format = source.format();
+  ImageShape const shape = format == ImageFormat::tiff  ? detail::tiff_shape(input, source.open_path())
+                           : format == ImageFormat::png ? detail::png_shape(input, source.open_path())
+                                                        : detail::pnm_shape(input, source.open_path());
+  std::unique_ptr<TiffTileWriter> writer;
+  // Each band: its tiles, the row of tiles below the one before.
+  detail::Bands const bands = [&](AnyHostImage const& band, index_t first) {
+    if (!writer)
+      writer = std::make_unique<TiffTileWriter>(output, shape.width, shape.height, pixel_type(band), tile_width,
+                                                tile_height, options);
+    index_t const row = first / tile_height;
+    std::visit(
+        [&](auto const& pixels) {
+          for (index_t c = 0; c < writer->tiles_across(); ++c) {
+            index_t const x = c * tile_width;
+            writer->write_tile(c, row,
+                               AnyHostImage(pixels.roi(x, 0, std::min(tile_width, shape.width - x), pixels.height())));
+          }
+        },
+        band);
+  };
+  switch (format) {
+    case ImageFormat::png: detail::read_png(input, source.open_path(), &bands, tile_height); break;
+    case ImageFormat::pnm: detail::read_pnm(input, source.open_path(), &bands, tile_height); break;
+    case ImageFormat::tiff:
+      for (index_t y = 0; y < shape.height; y += tile_height) {
+        Region const band{0, y, shape.width, std::min(tile_height, shape.height - y)};
+        bands(detail::read_tiff(input, source.open_path(), &band), y);
+      }
+      break;
+  }
+  writer->commit();
 }
 
 ImageFormat format_for_extension(std::string const& path) {

@@ -12,6 +12,7 @@
 #include "gigaseg/core/image.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <variant>
 
@@ -71,11 +72,22 @@ struct Region {
 // Error(input) for a PNG or PGM/PPM, which cannot be read by region (their rows are one stream).
 AnyHostImage read_image_region(std::string const& path, Region const& region);
 
-// The width and height of a TIFF, from its header alone; errors as read_image_region's.
+// An image's size, from its header alone, and the unit its pixels are stored and decoded in: a
+// TIFF's tiles, or for strips the full width by the rows of a strip; the whole image for PNG and
+// PGM/PPM (one stream of rows). Errors as read_image's.
 struct ImageShape {
   index_t width = 0, height = 0;
+  index_t block_width = 0, block_height = 0;
 };
 ImageShape image_shape(std::string const& path);
+
+// Decodes `input` (PNG, PGM/PPM or TIFF) a band of `tile_height` rows at a time into `output`, a
+// TIFF tiled tile_width x tile_height (multiples of 16) and compressed as `options` say, written
+// atomically: a PNG or PGM/PPM, which cannot be read by region, becomes a file the tile engine
+// reads by region, without the whole image in memory (an interlaced PNG, whose rows come in seven
+// passes, is decoded whole). A TIFF is read a band at a time by region.
+void write_tiled_copy(std::string const& input, std::string const& output, index_t tile_width, index_t tile_height,
+                      WriteOptions const& options);
 
 // The largest image (width x height, and a TIFF tile) the readers accept: a larger one is an
 // Error(resource) naming the file, raised before any pixel memory is allocated. The default, 0,
@@ -99,10 +111,18 @@ namespace detail {
 void check_read_size(std::string const& path, index_t w, index_t h, char const* what = "image");
 // The readers name `path` in their errors and read the bytes at `source` (empty: `path` itself);
 // read_image passes a copy of a pipe's stream as `source`.
-AnyHostImage read_png(std::string const& path, std::string const& source = {});
+// With `bands`, read_png and read_pnm hand the image over `band_rows` rows at a time, top to
+// bottom, as bands(pixels, first row) (the last band may be shorter; the pixels are valid during
+// the call only), and return an empty image.
+using Bands = std::function<void(AnyHostImage const&, index_t)>;
+AnyHostImage read_png(std::string const& path, std::string const& source = {}, Bands const* bands = nullptr,
+                      index_t band_rows = 0);
+ImageShape png_shape(std::string const& path, std::string const& source);
+ImageShape pnm_shape(std::string const& path, std::string const& source);
 AnyHostImage read_tiff(std::string const& path, std::string const& source = {}, Region const* region = nullptr);
 ImageShape tiff_shape(std::string const& path, std::string const& source);
-AnyHostImage read_pnm(std::string const& path, std::string const& source = {});
+AnyHostImage read_pnm(std::string const& path, std::string const& source = {}, Bands const* bands = nullptr,
+                      index_t band_rows = 0);
 void write_png(std::string const& temp_path, std::string const& path, AnyHostImage const& image);
 void write_tiff(std::string const& temp_path, std::string const& path, AnyHostImage const& image,
                 WriteOptions const& options);

@@ -36,6 +36,7 @@ struct PngHeader {
   png_uint_32 width = 0, height = 0;
   int channels = 0;   // after transforms: 1 or 3
   int bit_depth = 0;  // after transforms: 8 or 16
+  bool interlaced = false;
 };
 
 // Reads the header and sets the transforms that turn every PNG into 8/16-bit gray or 8-bit RGB.
@@ -67,6 +68,7 @@ bool read_header(png_structp png, png_infop info, std::FILE* file, PngHeader* he
   header->height = png_get_image_height(png, info);
   header->channels = png_get_channels(png, info);
   header->bit_depth = png_get_bit_depth(png, info);
+  header->interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
   return true;
 }
 
@@ -77,16 +79,41 @@ bool read_rows(png_structp png, png_infop info, png_bytepp rows) {
   return true;
 }
 
+// The next `count` rows of a non-interlaced image, and the end of the file after the last.
+bool read_next_rows(png_structp png, png_infop info, png_bytepp rows, png_uint_32 count, bool last) {
+  if (setjmp(png_jmpbuf(png))) return false;
+  png_read_rows(png, rows, nullptr, count);
+  if (last) png_read_end(png, info);
+  return true;
+}
+
 template <class T>
 AnyHostImage decode(png_structp png, png_infop info, PngHeader const& header, std::string const& path,
-                    PngErrorBuffer const& error) {
+                    PngErrorBuffer const& error, Bands const* bands, index_t band_rows) {
   check_read_size(path, header.width, header.height);
+  index_t const height = index_t(header.height);
+  if (bands != nullptr && !header.interlaced) {
+    index_t const rows_per_band = std::min(band_rows, height);
+    HostImage<T> band(path, header.width, rows_per_band);
+    std::vector<png_bytep> rows(static_cast<std::size_t>(rows_per_band));
+    for (index_t y = 0; y < rows_per_band; ++y) rows[std::size_t(y)] = reinterpret_cast<png_bytep>(band.row(y));
+    for (index_t first = 0; first < height; first += rows_per_band) {
+      index_t const count = std::min(rows_per_band, height - first);
+      if (!read_next_rows(png, info, rows.data(), png_uint_32(count), first + count == height))
+        GIGASEG_THROW(ErrorKind::input, path, std::string("corrupt or truncated PNG: ") + error.message);
+      (*bands)(AnyHostImage(band.roi(0, 0, band.width(), count)), first);
+    }
+    return AnyHostImage();
+  }
   HostImage<T> image(path, header.width, header.height);
   std::vector<png_bytep> rows(header.height);
   for (png_uint_32 y = 0; y < header.height; ++y) rows[y] = reinterpret_cast<png_bytep>(image.row(y));
   if (!read_rows(png, info, rows.data()))
     GIGASEG_THROW(ErrorKind::input, path, std::string("corrupt or truncated PNG: ") + error.message);
-  return image;
+  if (bands == nullptr) return image;
+  for (index_t first = 0; first < height; first += band_rows)  // interlaced: decoded whole
+    (*bands)(AnyHostImage(image.roi(0, first, image.width(), std::min(band_rows, height - first))), first);
+  return AnyHostImage();
 }
 
 struct ReadStructs {
@@ -253,27 +280,52 @@ void write_pieces(png_structp png, png_bytepp rows, png_uint_32 height, std::siz
 
 }  // namespace
 
-AnyHostImage read_png(std::string const& path, std::string const& source) {
-  FileHandle file(std::fopen((source.empty() ? path : source).c_str(), "rb"), &std::fclose);
-  GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::strerror(errno));
-  unsigned char signature[8];
-  GIGASEG_REQUIRE(std::fread(signature, 1, 8, file.get()) == 8 && png_sig_cmp(signature, 0, 8) == 0, ErrorKind::input,
-                  path, "not a PNG file");
+namespace {
+
+// An open PNG with its header read (the transforms set).
+struct OpenPng {
+  FileHandle file{nullptr, &std::fclose};
   PngErrorBuffer error;
   ReadStructs structs;
-  structs.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &error, on_png_error, on_png_warning);
-  GIGASEG_REQUIRE(structs.png != nullptr, ErrorKind::resource, path, "libpng: out of memory");
-  structs.info = png_create_info_struct(structs.png);
-  GIGASEG_REQUIRE(structs.info != nullptr, ErrorKind::resource, path, "libpng: out of memory");
   PngHeader header;
-  if (!read_header(structs.png, structs.info, file.get(), &header))
-    GIGASEG_THROW(ErrorKind::input, path, std::string("corrupt PNG header: ") + error.message);
+};
+
+void open_png(std::string const& path, std::string const& source, OpenPng& png) {
+  png.file.reset(std::fopen((source.empty() ? path : source).c_str(), "rb"));
+  GIGASEG_REQUIRE(png.file != nullptr, ErrorKind::input, path, std::strerror(errno));
+  unsigned char signature[8];
+  GIGASEG_REQUIRE(std::fread(signature, 1, 8, png.file.get()) == 8 && png_sig_cmp(signature, 0, 8) == 0,
+                  ErrorKind::input, path, "not a PNG file");
+  png.structs.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &png.error, on_png_error, on_png_warning);
+  GIGASEG_REQUIRE(png.structs.png != nullptr, ErrorKind::resource, path, "libpng: out of memory");
+  png.structs.info = png_create_info_struct(png.structs.png);
+  GIGASEG_REQUIRE(png.structs.info != nullptr, ErrorKind::resource, path, "libpng: out of memory");
+  if (!read_header(png.structs.png, png.structs.info, png.file.get(), &png.header))
+    GIGASEG_THROW(ErrorKind::input, path, std::string("corrupt PNG header: ") + png.error.message);
+}
+
+}  // namespace
+
+ImageShape png_shape(std::string const& path, std::string const& source) {
+  OpenPng png;
+  open_png(path, source, png);
+  index_t const w = index_t(png.header.width), h = index_t(png.header.height);
+  return ImageShape{w, h, w, h};
+}
+
+AnyHostImage read_png(std::string const& path, std::string const& source, Bands const* bands, index_t band_rows) {
+  OpenPng png;
+  open_png(path, source, png);
+  PngHeader const& header = png.header;
+  png_structp const structs = png.structs.png;
+  png_infop const info = png.structs.info;
+  PngErrorBuffer const& error = png.error;
   if (header.channels == 1 && header.bit_depth == 8)
-    return decode<std::uint8_t>(structs.png, structs.info, header, path, error);
+    return decode<std::uint8_t>(structs, info, header, path, error, bands, band_rows);
   if (header.channels == 1 && header.bit_depth == 16)
-    return decode<std::uint16_t>(structs.png, structs.info, header, path, error);
+    return decode<std::uint16_t>(structs, info, header, path, error, bands, band_rows);
   if (header.channels == 3 && header.bit_depth == 8)
-    return decode<Rgb8>(structs.png, structs.info, header, path, error);
+    return decode<Rgb8>(structs, info, header, path, error, bands, band_rows);
   GIGASEG_THROW(ErrorKind::input, path,
                 "unsupported PNG layout (" + std::to_string(header.channels) + " channels, " +
                     std::to_string(header.bit_depth) + " bits)");

@@ -5,6 +5,7 @@
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cctype>
 #include <cstdio>
@@ -64,11 +65,15 @@ class PnmReader {
   int last_ = 0;
 };
 
+// The raster into one image, or with `bands` into a band of band_rows rows handed over each time
+// it is full.
 template <class T, int Channels>
-AnyHostImage read_raster(PnmReader& in, bool ascii, index_t w, index_t h, unsigned maxval, std::string const& path) {
+AnyHostImage read_raster(PnmReader& in, bool ascii, index_t w, index_t h, unsigned maxval, std::string const& path,
+                         Bands const* bands, index_t band_rows) {
   using Stored = std::conditional_t<Channels == 3, Rgb8, T>;
   check_read_size(path, w, h);
-  HostImage<Stored> image(path, w, h);
+  index_t const rows = bands != nullptr ? std::min(band_rows, h) : h;
+  HostImage<Stored> image(path, w, rows);
   std::size_t const samples = std::size_t(w) * Channels;
   std::vector<unsigned char> bytes(ascii ? 0 : samples * sizeof(T));
   std::vector<unsigned> values(samples);
@@ -82,7 +87,7 @@ AnyHostImage read_raster(PnmReader& in, bool ascii, index_t w, index_t h, unsign
     }
     for (auto v : values)
       if (v > maxval) in.corrupt("sample " + std::to_string(v) + " exceeds maxval " + std::to_string(maxval));
-    Stored* row = image.row(y);
+    Stored* row = image.row(y % rows);
     for (index_t x = 0; x < w; ++x) {
       if constexpr (Channels == 3) {
         unsigned const* v = &values[std::size_t(x) * 3];
@@ -92,29 +97,62 @@ AnyHostImage read_raster(PnmReader& in, bool ascii, index_t w, index_t h, unsign
         row[x] = static_cast<T>(values[std::size_t(x)]);
       }
     }
+    if (bands != nullptr && ((y + 1) % rows == 0 || y + 1 == h)) {
+      index_t const first = y - y % rows;
+      (*bands)(AnyHostImage(image.roi(0, 0, w, y + 1 - first)), first);
+    }
   }
+  if (bands != nullptr) return AnyHostImage();
   return image;
 }
 
 }  // namespace
 
-AnyHostImage read_pnm(std::string const& path, std::string const& source) {
-  FileHandle file(std::fopen((source.empty() ? path : source).c_str(), "rb"), &std::fclose);
-  GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::strerror(errno));
+namespace {
+
+// The header of a PGM/PPM: its type and size; `file` is left at the first byte of the raster.
+struct PnmHeader {
+  bool ascii = false, colour = false, wide = false;
+  index_t width = 0, height = 0;
+  unsigned maxval = 0;
+};
+
+PnmHeader read_pnm_header(PnmReader& in, std::FILE* file, std::string const& path) {
   char magic[2];
-  GIGASEG_REQUIRE(std::fread(magic, 1, 2, file.get()) == 2 && magic[0] == 'P', ErrorKind::input, path,
-                  "not a PGM/PPM file");
-  bool const ascii = magic[1] == '2' || magic[1] == '3';
-  bool const colour = magic[1] == '3' || magic[1] == '6';
+  GIGASEG_REQUIRE(std::fread(magic, 1, 2, file) == 2 && magic[0] == 'P', ErrorKind::input, path, "not a PGM/PPM file");
   GIGASEG_REQUIRE(std::strchr("2356", magic[1]) != nullptr, ErrorKind::input, path,
                   std::string("unsupported Netpbm type P") + magic[1]);
+  PnmHeader header;
+  header.ascii = magic[1] == '2' || magic[1] == '3';
+  header.colour = magic[1] == '3' || magic[1] == '6';
+  header.width = index_t(in.number("width"));
+  header.height = index_t(in.number("height"));
+  header.maxval = unsigned(in.number("maxval"));
+  if (header.width == 0 || header.height == 0) in.corrupt("zero width or height");
+  if (header.maxval == 0 || header.maxval > 65535)
+    in.corrupt("maxval " + std::to_string(header.maxval) + " outside 1..65535");
+  header.wide = header.maxval > 255;
+  return header;
+}
+
+}  // namespace
+
+ImageShape pnm_shape(std::string const& path, std::string const& source) {
+  FileHandle file(std::fopen((source.empty() ? path : source).c_str(), "rb"), &std::fclose);
+  GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::strerror(errno));
   PnmReader in(file.get(), path);
-  auto const w = index_t(in.number("width"));
-  auto const h = index_t(in.number("height"));
-  auto const maxval = unsigned(in.number("maxval"));
-  if (w == 0 || h == 0) in.corrupt("zero width or height");
-  if (maxval == 0 || maxval > 65535) in.corrupt("maxval " + std::to_string(maxval) + " outside 1..65535");
-  bool const wide = maxval > 255;
+  PnmHeader const header = read_pnm_header(in, file.get(), path);
+  return ImageShape{header.width, header.height, header.width, header.height};
+}
+
+AnyHostImage read_pnm(std::string const& path, std::string const& source, Bands const* bands, index_t band_rows) {
+  FileHandle file(std::fopen((source.empty() ? path : source).c_str(), "rb"), &std::fclose);
+  GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::strerror(errno));
+  PnmReader in(file.get(), path);
+  PnmHeader const header = read_pnm_header(in, file.get(), path);
+  bool const ascii = header.ascii, colour = header.colour, wide = header.wide;
+  index_t const w = header.width, h = header.height;
+  unsigned const maxval = header.maxval;
   if (!ascii) {
     in.end_of_header();
     // A binary raster's size is known: a short file fails here, before its pixels are allocated.
@@ -127,10 +165,10 @@ AnyHostImage read_pnm(std::string const& path, std::string const& source) {
     }
   }
   if (colour)
-    return wide ? read_raster<std::uint16_t, 3>(in, ascii, w, h, maxval, path)
-                : read_raster<std::uint8_t, 3>(in, ascii, w, h, maxval, path);
-  return wide ? read_raster<std::uint16_t, 1>(in, ascii, w, h, maxval, path)
-              : read_raster<std::uint8_t, 1>(in, ascii, w, h, maxval, path);
+    return wide ? read_raster<std::uint16_t, 3>(in, ascii, w, h, maxval, path, bands, band_rows)
+                : read_raster<std::uint8_t, 3>(in, ascii, w, h, maxval, path, bands, band_rows);
+  return wide ? read_raster<std::uint16_t, 1>(in, ascii, w, h, maxval, path, bands, band_rows)
+              : read_raster<std::uint8_t, 1>(in, ascii, w, h, maxval, path, bands, band_rows);
 }
 
 void write_pnm(std::string const& temp_path, std::string const& path, AnyHostImage const& image) {

@@ -295,8 +295,12 @@ struct ZstdContext {
   ~ZstdContext() { ZSTD_freeCCtx(context); }
 };
 
+// Compresses into a scratch buffer of this thread that only grows (a vector's resize would fill the
+// whole bound with zeros for every block), then copies the compressed bytes, usually a small
+// fraction, to `out`.
 void compress(Codec const& codec, unsigned char const* data, std::size_t length, std::vector<unsigned char>& out,
               std::string const& path) {
+  thread_local std::vector<unsigned char> scratch;
   if (codec.compression == TiffCompression::deflate) {
     thread_local DeflateCompressor deflate;
     int const level = codec.level > 0 ? codec.level : 1;
@@ -306,18 +310,20 @@ void compress(Codec const& codec, unsigned char const* data, std::size_t length,
       deflate.level = level;
       if (deflate.compressor == nullptr) GIGASEG_THROW(ErrorKind::resource, path, "libdeflate: out of memory");
     }
-    out.resize(libdeflate_zlib_compress_bound(deflate.compressor, length));
-    std::size_t const size = libdeflate_zlib_compress(deflate.compressor, data, length, out.data(), out.size());
+    std::size_t const bound = libdeflate_zlib_compress_bound(deflate.compressor, length);
+    if (scratch.size() < bound) scratch.resize(bound);
+    std::size_t const size = libdeflate_zlib_compress(deflate.compressor, data, length, scratch.data(), bound);
     if (size == 0) GIGASEG_THROW(ErrorKind::internal, path, "libdeflate could not compress a block");
-    out.resize(size);
+    out.assign(scratch.data(), scratch.data() + size);
   } else {
     thread_local ZstdContext zstd;
     if (zstd.context == nullptr) GIGASEG_THROW(ErrorKind::resource, path, "zstd: out of memory");
-    out.resize(ZSTD_compressBound(length));
+    std::size_t const bound = ZSTD_compressBound(length);
+    if (scratch.size() < bound) scratch.resize(bound);
     std::size_t const size =
-        ZSTD_compressCCtx(zstd.context, out.data(), out.size(), data, length, codec.level > 0 ? codec.level : 1);
+        ZSTD_compressCCtx(zstd.context, scratch.data(), bound, data, length, codec.level > 0 ? codec.level : 1);
     if (ZSTD_isError(size)) GIGASEG_THROW(ErrorKind::internal, path, std::string("zstd: ") + ZSTD_getErrorName(size));
-    out.resize(size);
+    out.assign(scratch.data(), scratch.data() + size);
   }
 }
 
@@ -336,7 +342,16 @@ ImageShape tiff_shape(std::string const& path, std::string const& source) {
   TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &width);
   TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &height);
   if (width == 0 || height == 0) fail(path, "TIFF has no pixels");
-  return ImageShape{width, height};
+  ImageShape shape{width, height, width, height};
+  std::uint32_t block_width = 0, block_height = 0, rows = 0;
+  if (TIFFIsTiled(tif.get())) {
+    TIFFGetField(tif.get(), TIFFTAG_TILEWIDTH, &block_width);
+    TIFFGetField(tif.get(), TIFFTAG_TILELENGTH, &block_height);
+    if (block_width > 0 && block_height > 0) shape.block_width = block_width, shape.block_height = block_height;
+  } else if (TIFFGetFieldDefaulted(tif.get(), TIFFTAG_ROWSPERSTRIP, &rows) && rows > 0) {
+    shape.block_height = std::min(rows, height);
+  }
+  return shape;
 }
 
 AnyHostImage read_tiff(std::string const& path, std::string const& source, Region const* region) {
@@ -617,14 +632,19 @@ void TiffTileWriter::write_tile(index_t column, index_t row, AnyHostImage const&
   detail::TiffOutput const& out = state_->out;
   index_t const pixel = out.pixel;
   thread_local std::vector<unsigned char> block;
-  block.assign(std::size_t(tile_width_ * tile_height_ * pixel), 0);  // edge tiles are padded with zeros
+  std::size_t const block_bytes = std::size_t(tile_width_ * tile_height_ * pixel);
+  if (cw < tile_width_ || ch < tile_height_)
+    block.assign(block_bytes, 0);  // edge tiles are padded with zeros
+  else
+    block.resize(block_bytes);  // every byte copied below
+
   std::visit(
       [&](auto const& view) {
         for (index_t r = 0; r < ch; ++r)
           std::memcpy(block.data() + r * tile_width_ * pixel, view.row(r), std::size_t(cw * pixel));
       },
       pixels);
-  std::vector<unsigned char> bytes;
+  thread_local std::vector<unsigned char> bytes;  // kept: a tile's worth, filled again for the next
   unsigned char* data = block.data();
   std::size_t size = block.size();
   if (out.scheme != COMPRESSION_NONE) {

@@ -230,9 +230,17 @@ expect 2 label-bad-limit -- label "$work/dots.tif" "$work/x.tif" --memory-limit 
 check label-bad-limit-names one_line_naming "--memory-limit"
 expect 2 label-tiled-png-output -- label "$work/dots.tif" "$work/x.png" --tile 32x32
 check label-tiled-png-output-names one_line_naming "x.png"
-expect 3 label-tiled-pgm-input -- label "$work/dots.pgm" "$work/x.tif" --tile 32x32
-check label-tiled-pgm-input-says-why one_line_naming "cannot be read by region"
-check label-tiled-nothing-left test ! -e "$work/x.tif"
+expect 0 label-tiled-pgm-input -- --json label "$work/dots.pgm" "$work/dots-pgm.tif" --stats "$work/dots-pgm.csv" \
+  --tile 32x48
+check label-tiled-pgm-decoded python3 -c "import json; d=json.load(open('$work/out')); t=d['tiled']; assert t['decoded_to_scratch'] and t['tiles']==50 and 'decode' in d['timings_ms']"
+check label-tiled-pgm-same-stats cmp -s "$work/dots-memory.csv" "$work/dots-pgm.csv"
+expect 0 label-tiled-pgm-untile -- --compression none convert "$work/dots-pgm.tif" "$work/dots-pgm-untiled.tif"
+check label-tiled-pgm-same-labels cmp -s "$work/dots-memory.tif" "$work/dots-pgm-untiled.tif"
+check label-tiled-pgm-no-scratch-left sh -c "! ls -a '$work' | grep -q gigaseg-scratch"
+head -c 30000 "$work/dots.pgm" >"$work/short.pgm"
+expect 3 label-tiled-short-pgm -- label "$work/short.pgm" "$work/x.tif" --tile 32x32
+check label-tiled-short-pgm-names one_line_naming "short.pgm"
+check label-tiled-short-pgm-nothing-left sh -c "test ! -e '$work/x.tif' && ! ls -a '$work' | grep -q gigaseg-scratch"
 expect 0 tissue-tif -- demo --size 512 --out "$work/tissue"
 expect 0 tissue-tiled-tif -- convert "$work/tissue/tissue.png" "$work/tissue.tif" --tiff-tile 64
 expect 0 nuclei-memory -- --compression none segment "$work/tissue.tif" "$work/n-memory.tif" --pipeline nuclei \
@@ -243,6 +251,9 @@ check nuclei-tiled-json python3 -c "import json; d=json.load(open('$work/out'));
 check nuclei-tiled-same-stats cmp -s "$work/n-memory.csv" "$work/n-tiled.csv"
 expect 0 nuclei-tiled-untile -- --compression none convert "$work/n-tiled.tif" "$work/n-untiled.tif"
 check nuclei-tiled-same-labels cmp -s "$work/n-memory.tif" "$work/n-untiled.tif"
+expect 0 nuclei-tiled-png -- segment "$work/tissue/tissue.png" "$work/n-png.tif" --pipeline nuclei \
+  --stats "$work/n-png.csv" --tile 48x32
+check nuclei-tiled-png-same-stats cmp -s "$work/n-memory.csv" "$work/n-png.csv"
 for filter in "median --size 5" "gaussian --sigma 3" "sobel" "morph --op open --se ellipse --size 7" \
   "morph --op close --se cross --size 9" "morph --op dilate --se rect --size 41"; do
   name=$(echo "$filter" | tr ' ' '-')
@@ -251,6 +262,15 @@ for filter in "median --size 5" "gaussian --sigma 3" "sobel" "morph --op open --
   expect 0 "$name-untile" -- --compression none convert "$work/f-tiled.tif" "$work/f-untiled.tif"
   check "$name-tiled-same" cmp -s "$work/f-memory.tif" "$work/f-untiled.tif"
 done
+printf '0 1 0 1 0\n1 2 3 2 1\n0 3 -4 3 0\n1 2 3 2 1\n0 1 0 1 0\n' >"$work/k5.txt"
+expect 0 convolve-memory -- --compression none convolve "$work/tissue.tif" "$work/k5.txt" "$work/f-memory.tif" \
+  --method direct
+expect 0 convolve-tiled -- convolve "$work/tissue.tif" "$work/k5.txt" "$work/f-tiled.tif" --tile 32x16
+expect 0 convolve-untile -- --compression none convert "$work/f-tiled.tif" "$work/f-untiled.tif"
+check convolve-tiled-same cmp -s "$work/f-memory.tif" "$work/f-untiled.tif"
+expect 2 convolve-tiled-fft -- convolve "$work/tissue.tif" "$work/k5.txt" "$work/x.tif" --tile 32x16 --method fft
+check convolve-tiled-fft-names one_line_naming "--method"
+check convolve-tiled-fft-nothing-left test ! -e "$work/x.tif"
 for method in otsu value=100 mean=11,2; do
   expect 0 "threshold-$method-memory" -- --compression none threshold "$work/tissue.tif" "$work/t-memory.tif" \
     --method "$method"

@@ -1,6 +1,6 @@
 #pragma once
 // Pieces the pipelines' definitions share (algorithms/pipelines/detail/*_impl.hpp): per-stage
-// timing and the Otsu foreground mask.
+// timing and the Otsu foreground mask (also the tile engine's, engine/tiled_label.cpp).
 #include "gigaseg/algorithms/detail/host_arrays.hpp"
 #include "gigaseg/algorithms/detail/pixelwise.hpp"
 #include "gigaseg/algorithms/histogram.hpp"
@@ -25,6 +25,15 @@ void timed(ExecSpace const& space, std::map<std::string, double>& timings_ms, ch
   work();
   space.fence();
   timings_ms[name] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The mask of one side of the threshold t: 255 where gray > t (dark: where gray <= t), else 0.
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
+void side_mask(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& gray,
+               ImageView<std::uint8_t, typename ExecSpace::memory_space> const& mask, int t, bool dark) {
+  detail::for_each_row_pixel(
+      space, "gigaseg::pipeline::mask", gray.height(), gray.width(),
+      KOKKOS_LAMBDA(index_t y, index_t x) { mask(y, x) = (gray(y, x) > t) != dark ? 255 : 0; });
 }
 
 struct OtsuSide {
@@ -54,13 +63,7 @@ OtsuSide otsu_mask(ExecSpace const& space, ImageView<std::uint8_t const, typenam
   for (int b = side.threshold + 1; b < 256; ++b) above += index_t(host_counts(b));
   side.dark =
       foreground == Foreground::dark || (foreground == Foreground::automatic && above > gray.pixel_count() - above);
-  timed(space, timings_ms, "threshold", [&] {
-    int const t = side.threshold;
-    bool const dark = side.dark;
-    detail::for_each_row_pixel(
-        space, "gigaseg::pipeline::mask", gray.height(), gray.width(),
-        KOKKOS_LAMBDA(index_t y, index_t x) { mask(y, x) = (gray(y, x) > t) != dark ? 255 : 0; });
-  });
+  timed(space, timings_ms, "threshold", [&] { side_mask(space, gray, mask, side.threshold, side.dark); });
   return side;
 }
 

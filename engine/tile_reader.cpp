@@ -1,0 +1,67 @@
+#include "gigaseg/engine/tile_reader.hpp"
+#include "gigaseg/engine/tiled.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <utility>
+
+namespace gigaseg::detail {
+
+TileReader::TileReader(std::string path, ImageShape const& shape, index_t tile_width, index_t tile_height)
+    : path_(std::move(path)),
+      shape_(shape),
+      banded_(shape.block_width > tile_width || shape.block_height > tile_height) {}
+
+AnyHostImage TileReader::read(Region const& region) {
+  if (!banded_) return read_image_region(path_, region);
+  bool const inside = band_.height > 0 && region.y >= band_.y && region.y + region.height <= band_.y + band_.height;
+  if (!inside) {
+    index_t const rows = std::max<index_t>(1, shape_.block_height);
+    index_t const y0 = region.y / rows * rows;
+    index_t const y1 = std::min(shape_.height, (region.y + region.height + rows - 1) / rows * rows);
+    // 4 bytes a pixel: the widest pixel type but RGB's 3 and float's 4, a bound for the check only.
+    if (double(y1 - y0) * double(shape_.width) * 4.0 > band_limit_bytes) return read_image_region(path_, region);
+    band_pixels_ = AnyHostImage();  // the band above is released before the next is read
+    band_ = Region{0, y0, shape_.width, y1 - y0};
+    band_pixels_ = read_image_region(path_, band_);
+  }
+  return std::visit(
+      [&](auto const& band) {
+        using Image = std::decay_t<decltype(band)>;
+        Image part("gigaseg::tiled::tile", region.width, region.height);
+        std::size_t const row_bytes = std::size_t(region.width) * sizeof(typename Image::value_type);
+        for (index_t y = 0; y < region.height; ++y)
+          std::memcpy(part.row(y), &band(region.y - band_.y + y, region.x), row_bytes);
+        return AnyHostImage(std::move(part));
+      },
+      band_pixels_);
+}
+
+}  // namespace gigaseg::detail
+
+namespace gigaseg {
+
+TiledInput::TiledInput(std::string const& input, std::string const& scratch_folder, TiledOptions const& options)
+    : path_(input) {
+  if (detect_format(input) == ImageFormat::tiff) return;
+  static std::atomic<unsigned> made{0};
+  std::string const folder = scratch_folder.empty() ? std::string(".") : scratch_folder;
+  std::string const scratch =
+      folder + "/.gigaseg-scratch-" + std::to_string(::getpid()) + "-" + std::to_string(made.fetch_add(1)) + ".tif";
+  WriteOptions write;
+  write.tiff_compression = TiffCompression::deflate;
+  write.compression_level = 1;
+  write_tiled_copy(input, scratch, options.tile_width, options.tile_height, write);
+  scratch_ = scratch;
+  path_ = scratch;
+}
+
+TiledInput::~TiledInput() {
+  if (!scratch_.empty()) ::unlink(scratch_.c_str());
+}
+
+}  // namespace gigaseg
