@@ -8,7 +8,8 @@
 //   edt       IN OUT.tif          exact distance, float           (gigaseg edt)
 //   nuclei    IN OUT.png CSV      Otsu (darker side), labels and their statistics
 //                                                                 (gigaseg segment --pipeline nuclei --stats);
-//                                 OUT.tif: 32-bit labels, any count
+//                                 OUT.raw: the 32-bit labels as raw bytes, any count (OpenCV's
+//                                 TIFF encoder cannot write 4 GiB of labels: no BigTIFF)
 // Prints the stage times (read, compute, write) in milliseconds as one JSON line on stdout.
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -62,9 +63,9 @@ int main(int argc, char** argv) {
     cv::Mat mask, labels, stats, centroids;
     cv::threshold(image, mask, 0, 255, cv::THRESH_BINARY_INV | cv::THRESH_OTSU);
     int const n = cv::connectedComponentsWithStats(mask, labels, stats, centroids, 8, CV_32S);
-    bool const tiff = out.size() > 4 && out.compare(out.size() - 4, 4, ".tif") == 0;
-    if (tiff) {
-      result = labels;  // 32-bit labels: OpenCV's TIFF encoder writes CV_32S
+    bool const raw = out.size() > 4 && out.compare(out.size() - 4, 4, ".raw") == 0;
+    if (raw) {
+      result = labels;  // 32-bit labels, written below as raw bytes
     } else {
       if (n > 65536) return 4;
       labels.convertTo(result, CV_16U);
@@ -84,7 +85,14 @@ int main(int argc, char** argv) {
   }
   double const compute_ms = ms_since(start);
   start = Clock::now();
-  if (!cv::imwrite(out, result)) return 4;
+  if (out.size() > 4 && out.compare(out.size() - 4, 4, ".raw") == 0) {
+    // OpenCV writes no 32-bit labels past 4 GiB (its TIFF encoder has no BigTIFF): the raw array.
+    std::FILE* file = std::fopen(out.c_str(), "wb");
+    std::size_t const bytes = result.total() * result.elemSize();
+    if (file == nullptr || std::fwrite(result.data, 1, bytes, file) != bytes || std::fclose(file) != 0) return 4;
+  } else if (!cv::imwrite(out, result)) {
+    return 4;
+  }
   if (!csv.empty()) {
     std::FILE* file = std::fopen(argv[4], "wb");
     if (file == nullptr || std::fwrite(csv.data(), 1, csv.size(), file) != csv.size() || std::fclose(file) != 0)

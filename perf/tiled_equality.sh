@@ -4,7 +4,7 @@
 # strip by strip) and the CSVs byte for byte. Prints one line per comparison and a summary; exits 1
 # when any output differs.
 #
-#   SIZE=20000 TILES="512x512 1008x704 4096x4096" bash perf/tiled_equality.sh [BUILD]
+#   SIZE=20000 TILES="512x512 1008x704 4096x4096" [OPS="label-8 median"] bash perf/tiled_equality.sh [BUILD]
 #
 # The images (perf/tiled_mosaic), SIZE x SIZE, 4096-tiled TIFFs:
 #   photo   scikit-image's `camera` photograph (python3-skimage), repeated and mirrored;
@@ -46,6 +46,7 @@ compare() {
 run() {
   local name=$1 ext=$2 csv=$3 image=$4
   shift 4
+  [[ -n ${OPS:-} && " $OPS " != *" $name "* ]] && return
   local -a words=()
   local reference=$work/$image-$name-memory.$ext
   for w in "$@"; do words+=("${w//@IN/$work/$image.tif}"); done
@@ -84,7 +85,7 @@ run nuclei tif yes photo segment @IN @OUT --pipeline nuclei
 run threshold-otsu tif no photo threshold @IN @OUT --method otsu
 run threshold-mean tif no photo threshold @IN @OUT --method mean=31,4
 run histogram txt no photo histogram @IN
-run median tif no photo median @IN @OUT --size 7
+run median tif no photo median @IN @OUT --size 5
 run gaussian tif no photo gaussian @IN @OUT --sigma 2.5
 run sobel tif no photo sobel @IN @OUT
 run morph-open tif no photo morph @IN @OUT --op open --se ellipse --size 9

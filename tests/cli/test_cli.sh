@@ -237,6 +237,12 @@ check label-tiled-pgm-same-stats cmp -s "$work/dots-memory.csv" "$work/dots-pgm.
 expect 0 label-tiled-pgm-untile -- --compression none convert "$work/dots-pgm.tif" "$work/dots-pgm-untiled.tif"
 check label-tiled-pgm-same-labels cmp -s "$work/dots-memory.tif" "$work/dots-pgm-untiled.tif"
 check label-tiled-pgm-no-scratch-left sh -c "! ls -a '$work' | grep -q gigaseg-scratch"
+expect 0 convert-tiled -- --json convert "$work/dots.pgm" "$work/dots-converted.tif" --tile 32x48
+check convert-tiled-json python3 -c "import json; d=json.load(open('$work/out')); assert d['tile_width']==32 and d['tile_height']==48 and d['width']==300"
+expect 0 convert-tiled-untile -- convert "$work/dots-converted.tif" "$work/dots-back.pgm"
+check convert-tiled-same-pixels cmp -s "$work/dots.pgm" "$work/dots-back.pgm"
+expect 2 convert-tiled-png-output -- convert "$work/dots.pgm" "$work/x.png" --tile 32x48
+check convert-tiled-png-output-names one_line_naming "x.png"
 head -c 30000 "$work/dots.pgm" >"$work/short.pgm"
 expect 3 label-tiled-short-pgm -- label "$work/short.pgm" "$work/x.tif" --tile 32x32
 check label-tiled-short-pgm-names one_line_naming "short.pgm"
