@@ -1,3 +1,5 @@
+// The tile engine's reads (detail::TileReader) and its way in for files that cannot be read by
+// region (TiledInput, engine/tiled.hpp).
 #include "gigaseg/engine/tile_reader.hpp"
 #include "gigaseg/engine/tiled.hpp"
 
@@ -23,7 +25,7 @@ AnyHostImage TileReader::read(Region const& region) {
     index_t const rows = std::max<index_t>(1, shape_.block_height);
     index_t const y0 = region.y / rows * rows;
     index_t const y1 = std::min(shape_.height, (region.y + region.height + rows - 1) / rows * rows);
-    // 4 bytes a pixel: the widest pixel type but RGB's 3 and float's 4, a bound for the check only.
+    // At most 4 bytes a pixel (32-bit gray and float; RGB takes 3): a bound for this check only.
     if (double(y1 - y0) * double(shape_.width) * 4.0 > band_limit_bytes) return read_image_region(path_, region);
     band_pixels_ = AnyHostImage();  // the band above is released before the next is read
     band_ = Region{0, y0, shape_.width, y1 - y0};

@@ -20,7 +20,7 @@ mosaic=$build/perf/tiled_mosaic
 equal=$build/perf/tiff_equal
 size=${SIZE:-20000}
 tiles=${TILES:-"512x512 1008x704 4096x4096"}
-work=${WORK:-/tmp/gigaseg-tiled-equality}
+work=${WORK:-/tmp/gigaseg-tiled-equality-$size}
 photo=${PHOTO:-/usr/lib/python3/dist-packages/skimage/data/camera.png}
 mkdir -p "$work"
 failed=0

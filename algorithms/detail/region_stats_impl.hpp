@@ -69,7 +69,7 @@ std::vector<RegionTotals> region_totals(ExecSpace const& space,
                                         ImageView<T const, typename ExecSpace::memory_space> const& intensity,
                                         Path path) {
   static_assert(std::is_same<T, std::uint8_t>::value || std::is_same<T, std::uint16_t>::value,
-                "region_stats() takes an 8- or 16-bit intensity image");
+                "region_stats() and region_totals() take an 8- or 16-bit intensity image");
   GIGASEG_REQUIRE(labels.width() == intensity.width() && labels.height() == intensity.height(), ErrorKind::input,
                   "region statistics", "the label and intensity images differ in size");
   GIGASEG_REQUIRE(components >= 0, ErrorKind::usage, "region statistics", "negative component count");
