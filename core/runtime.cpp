@@ -1,4 +1,5 @@
 #include "gigaseg/core/runtime.hpp"
+#include "gigaseg/core/device_memory.hpp"
 
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/gigaseg_config.hpp"
@@ -124,6 +125,14 @@ BuildInfo build_info() {
 std::vector<DeviceInfo> visible_devices() {
 #ifdef KOKKOS_ENABLE_CUDA
   return cuda::query_devices();
+#else
+  return {};
+#endif
+}
+
+DeviceMemory current_device_memory() {
+#ifdef KOKKOS_ENABLE_CUDA
+  return cuda::current_memory();
 #else
   return {};
 #endif

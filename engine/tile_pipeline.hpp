@@ -1,15 +1,18 @@
 #pragma once
-// The tile engine's three stages overlapped: a reader thread decodes the next tiles while the
-// calling thread computes the current one (it owns the backend's execution space) and a writer
-// thread compresses and stores the previous ones.
+// The tile engine's three stages overlapped: reader threads decode the next tiles while the
+// calling thread computes the current one (it owns the backend's execution space) and writer
+// threads compress and store the previous ones.
+#include <algorithm>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace gigaseg::detail {
 
@@ -55,51 +58,107 @@ class Handoff {
   std::condition_variable changed_;
 };
 
-// For i in [0, count): read(i) on a reader thread, at most `depth` tiles ahead; compute(i, read's
-// result) on the calling thread, in order; write(i, compute's result) on a writer thread, in
-// order, at most `depth` tiles behind. The first exception of any stage stops the others and is
-// rethrown here once both threads have ended.
+// For i in [0, count): read(i) on `workers.readers` reader threads, at most `workers.readers + 1`
+// tiles ahead of the one being computed; compute(i, read's result) on the calling thread, in order
+// (it owns the backend's execution space); write(i, compute's result) on `workers.writers` writer
+// threads, at most `workers.writers` results waiting. Reads and writes of different tiles run at
+// once: read and write must be safe to call from several threads (with one reader and one writer
+// every stage sees the tiles in order). A failed read is reported when its tile's turn to be
+// computed comes, so the failure reported is that of the first bad tile in order; the first
+// failure of any stage stops the others and is rethrown here once every thread has ended.
+struct PipelineWorkers {
+  int readers = 1, writers = 1;
+};
+
 template <class Read, class Compute, class Write>
-void pipeline_tiles(std::size_t count, Read&& read, Compute&& compute, Write&& write, std::size_t depth = 2) {
+void pipeline_tiles(std::size_t count, Read&& read, Compute&& compute, Write&& write,
+                    PipelineWorkers const& workers = {}) {
   using Tile = decltype(read(std::size_t(0)));
   using Result = decltype(compute(std::size_t(0), std::declval<Tile&&>()));
-  Handoff<std::pair<std::size_t, Tile>> reads(depth);
-  Handoff<std::pair<std::size_t, Result>> writes(depth);
-  std::mutex mutex;
+  std::size_t const readers = std::size_t(std::max(1, workers.readers));
+  std::size_t const writers = std::size_t(std::max(1, workers.writers));
+  std::size_t const ahead = readers + 1;
+  // Tiles read and not yet computed, by index (a failed read holds its exception).
+  struct Slot {
+    std::optional<Tile> tile;
+    std::exception_ptr failure;
+  };
+  std::mutex mutex;  // guards slots, next_read, computing, stop
+  std::condition_variable changed;
+  std::map<std::size_t, Slot> slots;
+  std::size_t next_read = 0, computing = 0;
+  bool stop = false;
+  Handoff<std::pair<std::size_t, Result>> writes(writers);
   std::exception_ptr error;
   auto fail = [&](std::exception_ptr e) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       if (!error) error = e;
+      stop = true;
     }
-    reads.abort();
+    changed.notify_all();
     writes.abort();
   };
-  std::thread reader([&] {
-    try {
-      for (std::size_t i = 0; i < count; ++i)
-        if (!reads.push({i, read(i)})) return;
-      reads.close();
-    } catch (...) {
-      fail(std::current_exception());
+  auto reader = [&] {
+    for (;;) {
+      std::size_t i = 0;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return stop || next_read >= count || next_read < computing + ahead; });
+        if (stop || next_read >= count) return;
+        i = next_read++;
+      }
+      Slot slot;
+      try {
+        slot.tile.emplace(read(i));
+      } catch (...) {
+        slot.failure = std::current_exception();
+      }
+      bool const failed = bool(slot.failure);
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        slots.emplace(i, std::move(slot));
+        if (failed) next_read = count;  // no tile after a bad one is read
+      }
+      changed.notify_all();
     }
-  });
-  std::thread writer([&] {
+  };
+  auto writer = [&] {
     try {
       while (auto item = writes.pop()) write(item->first, std::move(item->second));
     } catch (...) {
       fail(std::current_exception());
     }
-  });
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t k = 0; k < readers; ++k) threads.emplace_back(reader);
+  for (std::size_t k = 0; k < writers; ++k) threads.emplace_back(writer);
   try {
-    while (auto item = reads.pop())
-      if (!writes.push({item->first, compute(item->first, std::move(item->second))})) break;
+    for (std::size_t i = 0; i < count; ++i) {
+      Slot slot;
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        changed.wait(lock, [&] { return stop || slots.count(i) > 0; });
+        if (stop) break;
+        auto const found = slots.find(i);
+        slot = std::move(found->second);
+        slots.erase(found);
+        computing = i + 1;
+      }
+      changed.notify_all();
+      if (slot.failure) std::rethrow_exception(slot.failure);
+      if (!writes.push({i, compute(i, std::move(*slot.tile))})) break;
+    }
     writes.close();
   } catch (...) {
     fail(std::current_exception());
   }
-  reader.join();
-  writer.join();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stop = true;  // readers waiting for room end
+  }
+  changed.notify_all();
+  for (std::thread& thread : threads) thread.join();
   if (error) std::rethrow_exception(error);
 }
 

@@ -16,7 +16,16 @@ namespace gigaseg::detail {
 TileReader::TileReader(std::string path, ImageShape const& shape, index_t tile_width, index_t tile_height)
     : path_(std::move(path)),
       shape_(shape),
+      tile_width_(tile_width),
+      tile_height_(tile_height),
       banded_(shape.block_width > tile_width || shape.block_height > tile_height) {}
+
+int TileReader::concurrent_reads(int threads) const {
+  if (banded_ || threads <= 1) return 1;
+  auto blocks = [](index_t tile, index_t block) { return block > 0 ? (tile + block - 1) / block : 1; };
+  index_t const per_tile = blocks(tile_width_, shape_.block_width) * blocks(tile_height_, shape_.block_height);
+  return int(std::clamp<index_t>(index_t(threads) / std::max<index_t>(per_tile, 1), 2, threads));
+}
 
 AnyHostImage TileReader::read(Region const& region) {
   if (!banded_) return read_image_region(path_, region);

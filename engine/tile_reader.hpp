@@ -17,10 +17,16 @@ class TileReader {
   static constexpr double band_limit_bytes = 1024.0 * 1024.0 * 1024.0;
   TileReader(std::string path, ImageShape const& shape, index_t tile_width, index_t tile_height);
   AnyHostImage read(Region const& region);
+  // The reads that may run at once, from several threads, with `threads` threads for reading in
+  // all: one for a banded reader (its band is shared state); else enough that `threads` decoders
+  // are busy, as a read decodes the file blocks of its rectangle on up to io_threads() threads
+  // itself (at least two, so that one read's tail overlaps the next).
+  int concurrent_reads(int threads) const;
 
  private:
   std::string path_;
   ImageShape shape_;
+  index_t tile_width_, tile_height_;
   bool banded_ = false;
   Region band_{0, 0, 0, 0};
   AnyHostImage band_pixels_;

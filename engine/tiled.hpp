@@ -13,6 +13,7 @@
 #include "gigaseg/core/context.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
+#include "gigaseg/core/device_memory.hpp"
 #include "gigaseg/engine/on_backend.hpp"
 #include "gigaseg/engine/tile_pipeline.hpp"
 #include "gigaseg/engine/tile_reader.hpp"
@@ -21,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace gigaseg {
@@ -29,6 +31,9 @@ struct TiledOptions {
   // The tiles the image is processed in, and the output's TIFF tiles: multiples of 16.
   index_t tile_width = 4096, tile_height = 4096;
   WriteOptions write = default_write_options();  // compression of the output (tiff_tile ignored)
+  // Threads that read and decode tiles, and threads that compress and write them, beside the one
+  // that computes: 0, io_threads() (core/io/image_file.hpp). Each holds a tile in flight.
+  int threads = 0;
   // Called after each tile of each pass with (tiles done, tiles in all passes); for progress bars.
   std::function<void(index_t, index_t)> progress;
 };
@@ -51,14 +56,36 @@ class TiledInput {
   std::string path_, scratch_;
 };
 
-// What a tiled run did: the tiles of each pass, the most host memory its tile buffers held at once
-// (the pixels of the tile, its halo and its labels), and the bytes of pixels read and written.
+// What a tiled run did: the tiles of each pass, the most memory a tile's buffers held (the pixels
+// of the tile, its halo and its labels), the most GPU memory in use while a tile was computed
+// (above what was in use when the run began, sampled after each tile's work with its images still
+// held; 0 on host backends), and the bytes of pixels read and written.
 struct TiledReport {
   index_t tiles = 0;   // tiles in the image
   index_t passes = 0;  // passes over the tiles
   std::size_t peak_tile_bytes = 0;
+  std::size_t peak_device_bytes = 0;
   std::size_t pixel_bytes_read = 0, pixel_bytes_written = 0;
 };
+
+namespace detail {
+// The GPU memory a tiled run holds above what was in use when it began (TiledReport).
+class DevicePeak {
+ public:
+  DevicePeak() : baseline_(current_device_memory().used) {}
+  // On a device backend, while the tile's images on `space` are alive: the peak so far in `peak`.
+  template <class Space>
+  void sample(Space const&, std::size_t& peak) const {
+    if constexpr (!std::is_same<typename Space::memory_space, Kokkos::HostSpace>::value) {
+      std::size_t const used = current_device_memory().used;
+      if (used > baseline_) peak = std::max(peak, used - baseline_);
+    }
+  }
+
+ private:
+  std::size_t baseline_;
+};
+}  // namespace detail
 
 // An image-to-image operation of the 8-bit gray image (colour becomes BT.601 gray) whose output
 // pixel depends only on the input pixels within `halo` of it, the image's border handled by the
@@ -94,6 +121,8 @@ TiledReport filter_tiled(ExecutionContext const& context, std::string const& inp
     return Region{x0, y0, x1 - x0, y1 - y0};
   };
   detail::TileReader reader(input, shape, options.tile_width, options.tile_height);
+  int const threads = options.threads > 0 ? options.threads : io_threads();
+  detail::DevicePeak const device_peak;
   detail::pipeline_tiles(
       std::size_t(report.tiles),
       [&](std::size_t t) {
@@ -111,6 +140,7 @@ TiledReport filter_tiled(ExecutionContext const& context, std::string const& inp
           ImageView<OutT, Memory> out("gigaseg::tiled::filtered", in.width(), in.height());
           compute(space, in, out);
           computed = download(space, out);
+          device_peak.sample(space, report.peak_device_bytes);
         });
         report.pixel_bytes_written += std::size_t(core.width * core.height) * sizeof(OutT);
         report.peak_tile_bytes =
@@ -118,9 +148,8 @@ TiledReport filter_tiled(ExecutionContext const& context, std::string const& inp
         if (options.progress) options.progress(index_t(t) + 1, report.tiles);
         return computed.roi(core.x - extended.x, core.y - extended.y, core.width, core.height);
       },
-      [&](std::size_t t, HostImage<OutT>&& core) {
-        writer.write_tile(index_t(t) % across, index_t(t) / across, core);
-      });
+      [&](std::size_t t, HostImage<OutT>&& core) { writer.write_tile(index_t(t) % across, index_t(t) / across, core); },
+      detail::PipelineWorkers{reader.concurrent_reads(threads), threads});
   writer.commit();
   return report;
 }

@@ -153,6 +153,8 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
   std::vector<RegionTotals> partials;
   std::vector<std::size_t> offset(static_cast<std::size_t>(tiles) + 1, 0);
   detail::TileReader first_reader(input, shape, options.tile_width, options.tile_height);
+  int const threads = options.threads > 0 ? options.threads : io_threads();
+  detail::DevicePeak const device_peak;
   detail::pipeline_tiles(
       std::size_t(tiles), [&](std::size_t t) { return first_reader.read(core_of(t)); },
       [&](std::size_t tile, AnyHostImage&& raw) {
@@ -182,12 +184,13 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
             e.right_value = line_of(space, values, w - 1, 0, 1, h);
             offset[std::size_t(t) + 1] = offset[std::size_t(t)] + std::size_t(n);
             partials.insert(partials.end(), sums.begin(), sums.end());
+            device_peak.sample(space, result.report.peak_device_bytes);
             note_tile(read_bytes, std::size_t(w * h) * (sizeof(T) + sizeof(I) + sizeof(Label)), t + 1);
           });
         });
         return 0;
       },
-      [](std::size_t, int) {});
+      [](std::size_t, int) {}, detail::PipelineWorkers{first_reader.concurrent_reads(threads), 1});
 
   // Join the tile-local components that touch across tile edges and corners. Two 4-adjacent
   // pixels across a seam in one component are no pixel edge of its perimeter, which each tile
@@ -283,7 +286,14 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
             std::copy(number.begin() + std::ptrdiff_t(base), number.begin() + std::ptrdiff_t(base + std::size_t(n)),
                       new_id.begin() + 1);
             renumber(space, labels, new_id);
-            out = download(space, labels);
+            if constexpr (std::is_same<Memory, Kokkos::HostSpace>::value) {
+              out = labels;
+            } else {  // into a host buffer used before: its pages are mapped already
+              out = buffers.get(core.width, core.height);
+              copy(space, out, ImageView<Label const, Memory>(labels));
+              space.fence();
+            }
+            device_peak.sample(space, result.report.peak_device_bytes);
             note_tile(read_bytes, std::size_t(core.width * core.height) * (sizeof(Label) + sizeof(T)), tiles + t + 1);
           });
         });
@@ -292,7 +302,8 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
       },
       [&](std::size_t t, HostImage<Label>&& labels) {
         writer.write_tile(index_t(t) % grid.across, index_t(t) / grid.across, labels);
-      });
+      },
+      detail::PipelineWorkers{second_reader.concurrent_reads(threads), threads});
   writer.commit();
   return result;
 }
@@ -352,7 +363,8 @@ std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std:
         if (options.progress) options.progress(index_t(t) + 1, tiles);
         return 0;
       },
-      [](std::size_t, int) {});
+      [](std::size_t, int) {},
+      detail::PipelineWorkers{reader.concurrent_reads(options.threads > 0 ? options.threads : io_threads()), 1});
   return counts;
 }
 

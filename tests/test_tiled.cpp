@@ -19,11 +19,15 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 #include <string>
+#include <thread>
 #include <unistd.h>
 
 namespace gigaseg {
@@ -375,42 +379,70 @@ TYPED_TEST(Tiled, StreamFormatsGoThroughAScratchCopy) {
   EXPECT_THROW(label_tiled(context, tiff.path(), this->path("in.tif"), equal, true, options), Error);
 }
 
-// The three stages see every tile once and in order, and the first failure of any stage stops
-// the run and reaches the caller.
+// The three stages see every tile once, compute in order (and with one reader and one writer every
+// stage in order), and the first failure of any stage stops the run and reaches the caller: a bad
+// read is reported at its tile's turn, so no tile after it is computed or written, whatever the
+// readers; a failed write leaves at most the tiles in flight on the other writers to be written.
 TEST(TilePipeline, StagesRunInOrderAndFailuresReachTheCaller) {
-  std::vector<std::size_t> computed, written;
-  detail::pipeline_tiles(
-      100, [](std::size_t i) { return i * 3; },
-      [&](std::size_t i, std::size_t&& value) {
-        EXPECT_EQ(value, i * 3);
-        computed.push_back(i);
-        return value + 1;
-      },
-      [&](std::size_t i, std::size_t&& value) {
-        EXPECT_EQ(value, i * 3 + 1);
-        written.push_back(i);
-      });
-  ASSERT_EQ(computed.size(), 100u);
-  ASSERT_EQ(written.size(), 100u);
-  for (std::size_t i = 0; i < 100; ++i) EXPECT_TRUE(computed[i] == i && written[i] == i);
-  for (int stage = 0; stage < 3; ++stage) {
-    std::size_t writes = 0;
-    EXPECT_THROW(detail::pipeline_tiles(
-                     100,
-                     [&](std::size_t i) {
-                       if (stage == 0 && i == 40) throw std::runtime_error("corrupt tile");
-                       return i;
-                     },
-                     [&](std::size_t i, std::size_t&& value) {
-                       if (stage == 1 && i == 40) throw std::runtime_error("out of memory");
-                       return value;
-                     },
-                     [&](std::size_t i, std::size_t&&) {
-                       if (stage == 2 && i == 40) throw std::runtime_error("disk full");
-                       ++writes;
-                     }),
-                 std::runtime_error);
-    EXPECT_LE(writes, 40u) << "no tile after the failing one is written";
+  for (detail::PipelineWorkers const workers : {detail::PipelineWorkers{1, 1}, detail::PipelineWorkers{4, 3}}) {
+    bool const ordered = workers.readers == 1 && workers.writers == 1;
+    std::vector<std::size_t> computed;
+    std::vector<std::atomic<int>> written(100);
+    std::mutex order_mutex;
+    std::vector<std::size_t> write_order;
+    detail::pipeline_tiles(
+        100,
+        [](std::size_t i) {
+          std::this_thread::sleep_for(std::chrono::microseconds((i * 37) % 200));  // reads finish out of order
+          return i * 3;
+        },
+        [&](std::size_t i, std::size_t&& value) {
+          EXPECT_EQ(value, i * 3);
+          computed.push_back(i);
+          return value + 1;
+        },
+        [&](std::size_t i, std::size_t&& value) {
+          EXPECT_EQ(value, i * 3 + 1);
+          written[i].fetch_add(1);
+          std::lock_guard<std::mutex> lock(order_mutex);
+          write_order.push_back(i);
+        },
+        workers);
+    ASSERT_EQ(computed.size(), 100u);
+    for (std::size_t i = 0; i < 100; ++i) EXPECT_EQ(computed[i], i);
+    for (std::size_t i = 0; i < 100; ++i) EXPECT_EQ(written[i].load(), 1) << i;
+    if (ordered)
+      for (std::size_t i = 0; i < 100; ++i) EXPECT_EQ(write_order[i], i);
+    for (int stage = 0; stage < 3; ++stage) {
+      std::atomic<std::size_t> writes{0}, last_computed{0};
+      try {
+        detail::pipeline_tiles(
+            100,
+            [&](std::size_t i) {
+              if (stage == 0 && (i == 40 || i == 60)) throw std::runtime_error("corrupt tile " + std::to_string(i));
+              return i;
+            },
+            [&](std::size_t i, std::size_t&& value) {
+              if (stage == 1 && i == 40) throw std::runtime_error("out of memory");
+              last_computed = i;
+              return value;
+            },
+            [&](std::size_t i, std::size_t&&) {
+              if (stage == 2 && i == 40) throw std::runtime_error("disk full");
+              ++writes;
+            },
+            workers);
+        ADD_FAILURE() << "stage " << stage << ": no failure reached the caller";
+      } catch (std::runtime_error const& e) {
+        if (stage == 0) EXPECT_STREQ(e.what(), "corrupt tile 40") << "the first bad tile in order";
+      }
+      if (stage < 2) {
+        EXPECT_LE(writes.load(), 40u) << "no tile after the failing one is written";
+        EXPECT_LT(last_computed.load(), 40u);
+      } else {
+        EXPECT_LE(writes.load(), 40u + 2 * std::size_t(workers.writers)) << "only the tiles in flight";
+      }
+    }
   }
 }
 

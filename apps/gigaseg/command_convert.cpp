@@ -28,7 +28,8 @@ Command make_convert_command(CLI::App& parent) {
   add_tiling_options(*command.app, arguments->tiles, arguments->memory_limit);
   command.run = [arguments](Session& session) {
     format_for_extension(arguments->output);  // a bad extension fails before any reading
-    Tiling const tiling = choose_tiling(arguments->input, arguments->tiles, arguments->memory_limit, arguments->output);
+    Tiling const tiling =
+        choose_tiling(session, arguments->input, arguments->tiles, arguments->memory_limit, arguments->output);
     if (tiling.tiled()) {
       GIGASEG_REQUIRE(format_for_extension(arguments->output) == ImageFormat::tiff, ErrorKind::usage, arguments->output,
                       "tiles are written to a .tif or .tiff file");

@@ -40,7 +40,7 @@ Command make_histogram_command(CLI::App& parent) {
     Path const path = parse_path(arguments->path);
     GIGASEG_REQUIRE((arguments->bins == 0) == arguments->range.empty(), ErrorKind::usage, "--bins",
                     "--bins and --range go together");
-    Tiling const tiling = choose_tiling(arguments->input, arguments->tile, arguments->memory_limit);
+    Tiling const tiling = choose_tiling(session, arguments->input, arguments->tile, arguments->memory_limit);
     if (tiling.tiled()) {
       // 256 bins of the 8-bit gray, tile by tile: the same counts.
       GIGASEG_REQUIRE(arguments->bins == 0, ErrorKind::usage, "--bins", "tiles take 8-bit images' 256 bins");

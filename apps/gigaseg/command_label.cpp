@@ -34,7 +34,8 @@ Command make_label_command(CLI::App& parent) {
     if (!arguments->stats.empty()) {
       AtomicOutput check(arguments->stats);  // a missing folder fails before any work
     }
-    Tiling const tiling = choose_tiling(arguments->input, arguments->tile, arguments->memory_limit, arguments->output);
+    Tiling const tiling =
+        choose_tiling(session, arguments->input, arguments->tile, arguments->memory_limit, arguments->output);
     if (tiling.tiled()) {
       GIGASEG_REQUIRE(format_for_extension(arguments->output) == ImageFormat::tiff, ErrorKind::usage, arguments->output,
                       "tiled labels are written to a .tif or .tiff file");

@@ -80,7 +80,7 @@ Command make_segment_command(CLI::App& parent) {
       AtomicOutput check(a.overlay);
     }
     Tiling const tiling = a.pipeline.pipeline == "nuclei" || !a.tile.empty()
-                              ? choose_tiling(a.input, a.tile, a.memory_limit, a.output)
+                              ? choose_tiling(session, a.input, a.tile, a.memory_limit, a.output)
                               : Tiling{};
     if (tiling.tiled()) return segment_tiled(session, a, tiling);
     AnyHostImage image;

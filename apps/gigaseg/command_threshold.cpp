@@ -65,7 +65,8 @@ Command make_threshold_command(CLI::App& parent) {
     Method const method = parse_method(arguments->method);
     HistogramParams const params{parse_path(arguments->path)};
     format_for_extension(arguments->output);  // a bad extension fails before any work
-    Tiling const tiling = choose_tiling(arguments->input, arguments->tile, arguments->memory_limit, arguments->output);
+    Tiling const tiling =
+        choose_tiling(session, arguments->input, arguments->tile, arguments->memory_limit, arguments->output);
     if (tiling.tiled()) {
       // 8-bit gray (colour as gray) tile by tile: Otsu's level from the histogram of every tile.
       double level = method.level;

@@ -52,7 +52,7 @@ void run_gray8_filter(Session& session, std::string const& input, std::string co
     GIGASEG_REQUIRE(format == ImageFormat::tiff, ErrorKind::usage, output,
                     "this command writes 32-bit float pixels: give a .tif or .tiff output");
   if (tiling != nullptr) {
-    Tiling const chosen = choose_tiling(input, tiling->tile, tiling->memory_limit, output);
+    Tiling const chosen = choose_tiling(session, input, tiling->tile, tiling->memory_limit, output);
     if (chosen.tiled()) {
       if (tiling->before_tiles) tiling->before_tiles();
       return run_tiled_gray8_filter<OutT>(session, input, output, family, std::forward<Compute>(compute), tiling->halo,

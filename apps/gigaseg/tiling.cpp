@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <cstdio>
 #include <memory>
@@ -60,8 +62,8 @@ void add_tiling_options(CLI::App& app, std::string& tile, std::string& memory_li
                  "3/4 of the available host memory");
 }
 
-Tiling choose_tiling(std::string const& input, std::string const& tile, std::string const& memory_limit,
-                     std::string const& output) {
+Tiling choose_tiling(Session const& session, std::string const& input, std::string const& tile,
+                     std::string const& memory_limit, std::string const& output) {
   Tiling tiling;
   tiling.input = input;
   auto const slash = output.find_last_of('/');
@@ -74,16 +76,27 @@ Tiling choose_tiling(std::string const& input, std::string const& tile, std::str
   // A pipe or a device can be read once: it is never probed here, and never read by region.
   struct stat st {};
   bool const regular = ::stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  ImageShape shape;
+  if (regular) shape = image_shape(input);
+  index_t const pixels = shape.width * shape.height;
+  if (pixels > 0 && session.context.resolve(pixels, OpFamily::label) == Backend::cuda) {
+    DeviceMemory const device = current_device_memory();
+    tiling.device_budget = memory_limit.empty() ? std::size_t(double(device.free) * 0.75) : tiling.budget;
+  }
   if (!tile.empty()) {
     std::tie(tiling.tile_width, tiling.tile_height) = parse_tile(tile);
     GIGASEG_REQUIRE(regular || ::stat(input.c_str(), &st) != 0, ErrorKind::input, input,
                     "a pipe or device cannot be read by region; save it as a tiled TIFF first");
-    return tiling;
-  }
-  if (regular) {
-    ImageShape const shape = image_shape(input);
-    if (double(shape.width) * double(shape.height) * in_memory_bytes_per_pixel > double(tiling.budget))
+  } else if (regular) {
+    double const need = double(pixels) * in_memory_bytes_per_pixel;
+    if (need > double(tiling.budget) || (tiling.device_budget > 0 && need > double(tiling.device_budget)))
       tiling.tile_width = tiling.tile_height = 4096;
+  }
+  if (tiling.tiled()) {
+    // A reading or writing thread holds at most two tiles at a time, each at most
+    // in_memory_bytes_per_pixel / 2 a pixel (the pixels read, the labels written).
+    double const per_thread = double(tiling.tile_width) * double(tiling.tile_height) * in_memory_bytes_per_pixel;
+    tiling.threads = int(std::clamp<double>(std::floor(double(tiling.budget) / per_thread) - 1, 1, io_threads()));
   }
   return tiling;
 }
@@ -100,6 +113,7 @@ TiledOptions tiled_options(Tiling const& tiling, Session const& session) {
   TiledOptions options;
   options.tile_width = tiling.tile_width;
   options.tile_height = tiling.tile_height;
+  options.threads = tiling.threads;
   options.progress = progress_line(session);
   return options;
 }
@@ -113,7 +127,10 @@ nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report) {
           {"peak_tile_bytes", report.peak_tile_bytes},
           {"pixel_bytes_read", report.pixel_bytes_read},
           {"pixel_bytes_written", report.pixel_bytes_written},
+          {"threads", tiling.threads},
+          {"peak_device_bytes", report.peak_device_bytes},
           {"memory_budget_bytes", tiling.budget},
+          {"device_memory_budget_bytes", tiling.device_budget},
           {"peak_resident_bytes", peak_resident_bytes()}};
 }
 

@@ -17,7 +17,9 @@ constexpr double in_memory_bytes_per_pixel = 16;
 
 struct Tiling {
   index_t tile_width = 0, tile_height = 0;  // 0: in memory
-  std::size_t budget = 0;                   // the memory limit that was applied, bytes
+  std::size_t budget = 0;                   // the host memory limit that was applied, bytes
+  std::size_t device_budget = 0;            // the device memory limit, bytes (0: no GPU runs it)
+  int threads = 0;                          // reading and writing threads the host budget allows
   std::string input, scratch_folder;
   bool tiled() const noexcept { return tile_width > 0; }
   // The file the engine reads: the input itself, or for a PNG or PGM/PPM its tiled scratch copy
@@ -33,11 +35,15 @@ struct Tiling {
 void add_tiling_options(CLI::App& app, std::string& tile, std::string& memory_limit);
 
 // Tiles when --tile is given (a usage error naming it unless WxH, multiples of 16), or 4096x4096
-// when `input` (a file) would need more than --memory-limit in memory (a size such as 8G; default
-// three quarters of the host memory available now). A PNG or PGM/PPM is then decoded into a tiled
-// scratch TIFF in the folder of `output` (the system's temporary folder when there is none).
-Tiling choose_tiling(std::string const& input, std::string const& tile, std::string const& memory_limit,
-                     std::string const& output = {});
+// when `input` (a file) would need more than the memory limit in memory: --memory-limit (a size
+// such as 8G) holds for the host and, when the session's context runs an image of this size on a
+// GPU, for the GPU too; by default three quarters of the host memory available now and three
+// quarters of the GPU's free memory. A PNG or PGM/PPM is then decoded into a tiled scratch TIFF
+// in the folder of `output` (the system's temporary folder when there is none). The threads that
+// read and write tiles are as many as io_threads(), fewer where the host budget holds fewer tiles
+// in flight.
+Tiling choose_tiling(Session const& session, std::string const& input, std::string const& tile,
+                     std::string const& memory_limit, std::string const& output = {});
 
 // The engine's options for `tiling`: its tile size and the progress line.
 TiledOptions tiled_options(Tiling const& tiling, Session const& session);

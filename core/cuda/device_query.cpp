@@ -13,6 +13,16 @@ int device_count() {
   return count;
 }
 
+DeviceMemory current_memory() {
+  DeviceMemory memory;
+  if (cudaMemGetInfo(&memory.free, &memory.total) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  memory.used = memory.total - memory.free;
+  return memory;
+}
+
 std::vector<DeviceInfo> query_devices() {
   std::vector<DeviceInfo> devices;
   int count = 0;

@@ -1,4 +1,5 @@
 #pragma once
+#include "gigaseg/core/device_memory.hpp"
 #include "gigaseg/core/runtime.hpp"
 
 #include <vector>
@@ -8,4 +9,6 @@ namespace gigaseg::cuda {
 std::vector<DeviceInfo> query_devices();
 // Number of GPUs, without creating a context on any of them; 0 when there is no driver.
 int device_count();
+// The current device's memory (all 0 when it cannot be asked).
+DeviceMemory current_memory();
 }  // namespace gigaseg::cuda
