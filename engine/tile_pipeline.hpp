@@ -3,6 +3,7 @@
 // calling thread computes the current one (it owns the backend's execution space) and writer
 // threads compress and store the previous ones.
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -13,6 +14,17 @@
 #include <thread>
 #include <utility>
 #include <vector>
+
+namespace gigaseg {
+
+// The time each stage of a tiled pass was busy, summed over its threads, in seconds: reads and
+// writes of several tiles overlap one another, and the three stages overlap, so the sum of the
+// three exceeds the wall time where the overlap works.
+struct StageSeconds {
+  double read = 0, compute = 0, write = 0;
+};
+
+}  // namespace gigaseg
 
 namespace gigaseg::detail {
 
@@ -68,6 +80,7 @@ class Handoff {
 // failure of any stage stops the others and is rethrown here once every thread has ended.
 struct PipelineWorkers {
   int readers = 1, writers = 1;
+  StageSeconds* seconds = nullptr;  // when given, each stage's busy time is added to it
 };
 
 template <class Read, class Compute, class Write>
@@ -90,6 +103,10 @@ void pipeline_tiles(std::size_t count, Read&& read, Compute&& compute, Write&& w
   bool stop = false;
   Handoff<std::pair<std::size_t, Result>> writes(writers);
   std::exception_ptr error;
+  StageSeconds busy;  // guarded by mutex
+  auto since = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   auto fail = [&](std::exception_ptr e) {
     {
       std::lock_guard<std::mutex> lock(mutex);
@@ -109,6 +126,7 @@ void pipeline_tiles(std::size_t count, Read&& read, Compute&& compute, Write&& w
         i = next_read++;
       }
       Slot slot;
+      auto const start = std::chrono::steady_clock::now();
       try {
         slot.tile.emplace(read(i));
       } catch (...) {
@@ -117,6 +135,7 @@ void pipeline_tiles(std::size_t count, Read&& read, Compute&& compute, Write&& w
       bool const failed = bool(slot.failure);
       {
         std::lock_guard<std::mutex> lock(mutex);
+        busy.read += since(start);
         slots.emplace(i, std::move(slot));
         if (failed) next_read = count;  // no tile after a bad one is read
       }
@@ -125,7 +144,12 @@ void pipeline_tiles(std::size_t count, Read&& read, Compute&& compute, Write&& w
   };
   auto writer = [&] {
     try {
-      while (auto item = writes.pop()) write(item->first, std::move(item->second));
+      while (auto item = writes.pop()) {
+        auto const start = std::chrono::steady_clock::now();
+        write(item->first, std::move(item->second));
+        std::lock_guard<std::mutex> lock(mutex);
+        busy.write += since(start);
+      }
     } catch (...) {
       fail(std::current_exception());
     }
@@ -147,7 +171,13 @@ void pipeline_tiles(std::size_t count, Read&& read, Compute&& compute, Write&& w
       }
       changed.notify_all();
       if (slot.failure) std::rethrow_exception(slot.failure);
-      if (!writes.push({i, compute(i, std::move(*slot.tile))})) break;
+      auto const start = std::chrono::steady_clock::now();
+      Result result = compute(i, std::move(*slot.tile));
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        busy.compute += since(start);
+      }
+      if (!writes.push({i, std::move(result)})) break;
     }
     writes.close();
   } catch (...) {
@@ -159,6 +189,11 @@ void pipeline_tiles(std::size_t count, Read&& read, Compute&& compute, Write&& w
   }
   changed.notify_all();
   for (std::thread& thread : threads) thread.join();
+  if (workers.seconds != nullptr) {
+    workers.seconds->read += busy.read;
+    workers.seconds->compute += busy.compute;
+    workers.seconds->write += busy.write;
+  }
   if (error) std::rethrow_exception(error);
 }
 

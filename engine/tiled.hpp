@@ -59,13 +59,14 @@ class TiledInput {
 // What a tiled run did: the tiles of each pass, the most memory a tile's buffers held (the pixels
 // of the tile, its halo and its labels), the most GPU memory in use while a tile was computed
 // (above what was in use when the run began, sampled after each tile's work with its images still
-// held; 0 on host backends), and the bytes of pixels read and written.
+// held; 0 on host backends), the bytes of pixels read and written, and how long each stage was busy.
 struct TiledReport {
   index_t tiles = 0;   // tiles in the image
   index_t passes = 0;  // passes over the tiles
   std::size_t peak_tile_bytes = 0;
   std::size_t peak_device_bytes = 0;
   std::size_t pixel_bytes_read = 0, pixel_bytes_written = 0;
+  StageSeconds seconds;  // over all passes
 };
 
 namespace detail {
@@ -149,7 +150,7 @@ TiledReport filter_tiled(ExecutionContext const& context, std::string const& inp
         return computed.roi(core.x - extended.x, core.y - extended.y, core.width, core.height);
       },
       [&](std::size_t t, HostImage<OutT>&& core) { writer.write_tile(index_t(t) % across, index_t(t) / across, core); },
-      detail::PipelineWorkers{reader.concurrent_reads(threads), threads});
+      detail::PipelineWorkers{reader.concurrent_reads(threads), threads, &report.seconds});
   writer.commit();
   return report;
 }
@@ -182,9 +183,10 @@ TiledLabelResult label_tiled(ExecutionContext const& context, std::string const&
                              LabelParams const& params = {}, bool stats = false, TiledOptions const& options = {});
 
 // The 256-bin histogram of a TIFF's 8-bit gray (colour as BT.601 gray) read tile by tile: the
-// counts histogram() gives on the whole image. One pass.
+// counts histogram() gives on the whole image. One pass; its stages' busy time is added to
+// `seconds` when given.
 std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std::string const& input,
-                                           TiledOptions const& options = {});
+                                           TiledOptions const& options = {}, StageSeconds* seconds = nullptr);
 
 struct TiledNucleiResult {
   int threshold = 0;

@@ -190,7 +190,8 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
         });
         return 0;
       },
-      [](std::size_t, int) {}, detail::PipelineWorkers{first_reader.concurrent_reads(threads), 1});
+      [](std::size_t, int) {},
+      detail::PipelineWorkers{first_reader.concurrent_reads(threads), 1, &result.report.seconds});
 
   // Join the tile-local components that touch across tile edges and corners. Two 4-adjacent
   // pixels across a seam in one component are no pixel edge of its perimeter, which each tile
@@ -303,7 +304,7 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
       [&](std::size_t t, HostImage<Label>&& labels) {
         writer.write_tile(index_t(t) % grid.across, index_t(t) / grid.across, labels);
       },
-      detail::PipelineWorkers{second_reader.concurrent_reads(threads), threads});
+      detail::PipelineWorkers{second_reader.concurrent_reads(threads), threads, &result.report.seconds});
   writer.commit();
   return result;
 }
@@ -340,7 +341,7 @@ TiledLabelResult label_tiled(ExecutionContext const& context, std::string const&
 }
 
 std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std::string const& input,
-                                           TiledOptions const& options) {
+                                           TiledOptions const& options, StageSeconds* seconds) {
   ImageShape const shape = image_shape(input);
   Grid const grid(shape.width, shape.height, std::max<index_t>(16, options.tile_width),
                   std::max<index_t>(16, options.tile_height));
@@ -364,7 +365,8 @@ std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std:
         return 0;
       },
       [](std::size_t, int) {},
-      detail::PipelineWorkers{reader.concurrent_reads(options.threads > 0 ? options.threads : io_threads()), 1});
+      detail::PipelineWorkers{reader.concurrent_reads(options.threads > 0 ? options.threads : io_threads()), 1,
+                              seconds});
   return counts;
 }
 
@@ -384,7 +386,8 @@ TiledNucleiResult segment_nuclei_tiled(ExecutionContext const& context, std::str
       options.progress
           ? std::function<void(index_t, index_t)>([&](index_t done, index_t) { options.progress(done, 3 * tiles); })
           : nullptr;
-  std::vector<std::uint64_t> const counts = histogram_tiled(context, input, first);
+  StageSeconds histogram_seconds;
+  std::vector<std::uint64_t> const counts = histogram_tiled(context, input, first, &histogram_seconds);
   std::size_t const bytes_read = std::size_t(shape.width * shape.height);
   TiledNucleiResult result;
   result.threshold = otsu_bin(counts.data(), 256);
@@ -413,6 +416,8 @@ TiledNucleiResult segment_nuclei_tiled(ExecutionContext const& context, std::str
   result.regions = std::move(labelled.regions);
   result.report = labelled.report;
   result.report.pixel_bytes_read += bytes_read;
+  result.report.seconds.read += histogram_seconds.read;
+  result.report.seconds.compute += histogram_seconds.compute;
   return result;
 }
 

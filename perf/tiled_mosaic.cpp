@@ -22,11 +22,16 @@
 #include "gigaseg/core/io/tile_writer.hpp"
 #include "gigaseg/core/runtime.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -99,26 +104,48 @@ int main(int argc, char** argv) {
     else if (kind != "tissue" && kind != "spiral")
       throw std::runtime_error("unknown kind '" + kind + "': tissue, photo:PATH or spiral");
     gigaseg::TiffTileWriter writer(argv[1], width, height, gigaseg::PixelType::u8, tile, tile);
-    for (index_t r = 0; r < writer.tiles_down(); ++r)
-      for (index_t c = 0; c < writer.tiles_across(); ++c) {
-        index_t const w = std::min(tile, width - c * tile), h = std::min(tile, height - r * tile);
-        if (kind == "tissue") {
-          gigaseg::SyntheticParams params;
-          params.width = w;
-          params.height = h;
-          params.seed = std::uint64_t(r * writer.tiles_across() + c + 1);
-          writer.write_tile(c, r, gigaseg::AnyHostImage(gigaseg::synthetic_tissue(params).image));
-          continue;
-        }
-        HostImage<std::uint8_t> pixels("tile", w, h);
-        for (index_t y = 0; y < h; ++y)
-          for (index_t x = 0; x < w; ++x) {
-            index_t const gx = c * tile + x, gy = r * tile + y;
-            pixels(y, x) = kind == "spiral" ? spiral(gx, gy, width, height)
-                                            : photo(mirrored(gy, photo.height()), mirrored(gx, photo.width()));
-          }
-        writer.write_tile(c, r, gigaseg::AnyHostImage(pixels));
+    index_t const across = writer.tiles_across(), tiles = across * writer.tiles_down();
+    // Tile t of the image, written (the writer compresses on the calling thread).
+    auto make = [&](index_t t) {
+      index_t const c = t % across, r = t / across;
+      index_t const w = std::min(tile, width - c * tile), h = std::min(tile, height - r * tile);
+      if (kind == "tissue") {
+        gigaseg::SyntheticParams params;
+        params.width = w;
+        params.height = h;
+        params.seed = std::uint64_t(t + 1);
+        writer.write_tile(c, r, gigaseg::AnyHostImage(gigaseg::synthetic_tissue(params).image));
+        return;
       }
+      HostImage<std::uint8_t> pixels("tile", w, h);
+      for (index_t y = 0; y < h; ++y)
+        for (index_t x = 0; x < w; ++x) {
+          index_t const gx = c * tile + x, gy = r * tile + y;
+          pixels(y, x) = kind == "spiral" ? spiral(gx, gy, width, height)
+                                          : photo(mirrored(gy, photo.height()), mirrored(gx, photo.width()));
+        }
+      writer.write_tile(c, r, gigaseg::AnyHostImage(pixels));
+    };
+    if (kind == "tissue") {  // synthetic_tissue runs on the host backend's threads itself
+      for (index_t t = 0; t < tiles; ++t) make(t);
+    } else {  // tiles made and compressed on every core
+      std::atomic<index_t> next{0};
+      std::exception_ptr failure;
+      std::mutex mutex;
+      std::vector<std::thread> pool;
+      for (unsigned k = 0; k < std::max(1u, std::thread::hardware_concurrency()); ++k)
+        pool.emplace_back([&] {
+          try {
+            for (index_t t = next++; t < tiles; t = next++) make(t);
+          } catch (...) {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (!failure) failure = std::current_exception();
+            next = tiles;
+          }
+        });
+      for (std::thread& thread : pool) thread.join();
+      if (failure) std::rethrow_exception(failure);
+    }
     writer.commit();
   } catch (std::exception const& e) {
     std::fprintf(stderr, "tiled_mosaic: %s\n", e.what());

@@ -46,12 +46,12 @@ Command make_histogram_command(CLI::App& parent) {
       GIGASEG_REQUIRE(arguments->bins == 0, ErrorKind::usage, "--bins", "tiles take 8-bit images' 256 bins");
       TiledOptions const options = tiled_options(tiling, session);
       std::vector<std::uint64_t> counts;
+      TiledReport report;
       {
         StageTimer timer(session, "compute");
-        counts = histogram_tiled(session.context, tiling.engine_input(session), options);
+        counts = histogram_tiled(session.context, tiling.engine_input(session), options, &report.seconds);
       }
       ImageShape const shape = image_shape(arguments->input);
-      TiledReport report;
       report.tiles = ((shape.width + tiling.tile_width - 1) / tiling.tile_width) *
                      ((shape.height + tiling.tile_height - 1) / tiling.tile_height);
       report.passes = 1;

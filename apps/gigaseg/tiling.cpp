@@ -127,6 +127,8 @@ nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report) {
           {"peak_tile_bytes", report.peak_tile_bytes},
           {"pixel_bytes_read", report.pixel_bytes_read},
           {"pixel_bytes_written", report.pixel_bytes_written},
+          {"busy_seconds",
+           {{"read", report.seconds.read}, {"compute", report.seconds.compute}, {"write", report.seconds.write}}},
           {"threads", tiling.threads},
           {"peak_device_bytes", report.peak_device_bytes},
           {"memory_budget_bytes", tiling.budget},

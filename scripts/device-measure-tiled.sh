@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# On the GPU machine: the tile engine on the GPU (packed build: GIGASEG_PACK="tests/gigaseg_tests
+# apps/gigaseg perf/tiled_mosaic perf/tiff_equal" bash scripts/pack-device.sh build/cuda-bench).
+#   1. the tile engine's tests and the labelling tests on every backend, and the CLI tests;
+#   2. `segment --pipeline nuclei` on a SIZE x SIZE (default 50000) 4096-tiled Deflate BigTIFF of
+#      repeated and mirrored synthetic tissue, RUNS times (default 3) each, alternating, after
+#      `sync`: in memory, and tile by tile under --memory-limit LIMIT (default 8G); wall time and
+#      peak resident memory of each run, the --json report (stages, the tiled entry: busy time of
+#      the read, compute and write stages, peak device memory); the labels and statistics of the
+#      two compared;
+#   3. with BIG (e.g. 100000): one tiled run at BIG x BIG with Zstd output, and its output's size.
+# SKIP_TESTS=1 leaves out step 1. Logs and reports go to $OUT (or ./device-out); the images to
+# WORK (default /tmp/gigaseg-tiled).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dev=$root/.devbuild
+out=${OUT:-$root/device-out}
+work=${WORK:-/tmp/gigaseg-tiled}
+size=${SIZE:-50000}
+limit=${LIMIT:-8G}
+runs=${RUNS:-3}
+mkdir -p "$out" "$work"
+export LD_LIBRARY_PATH=$dev/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export GIGASEG_TEST_DATA=$root/tests/data
+export GIGASEG_PHOTOS=$dev/photos
+gigaseg=$dev/gigaseg
+echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB," \
+  "$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader)"
+
+# timed LABEL COMMAND...: wall seconds and peak resident MiB of the command (its children's
+# rusage), its --json report kept as $out/LABEL.json.
+timed() {
+  local label=$1
+  shift
+  python3 - "$out/$label.json" "$@" <<'EOF'
+import resource, subprocess, sys, time
+start = time.time()
+with open(sys.argv[1], "w") as report:
+    rc = subprocess.run(sys.argv[2:], stdout=report).returncode
+wall = time.time() - start
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+print(f"wall {wall:.2f} s, peak resident {peak} MiB, exit {rc}")
+EOF
+}
+# summary LABEL: the stages and the tiled entry of $out/LABEL.json on one line.
+summary() {
+  python3 - "$out/$1.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+stages = {k: round(v) for k, v in r.get("timings_ms", r.get("stages_ms", {})).items()}
+line = f"  components {r.get('components')}, stages ms {stages}"
+t = r.get("tiled")
+if t:
+    busy = {k: round(v, 2) for k, v in t["busy_seconds"].items()}
+    line += (f"; tiles {t['tiles']}, threads {t['threads']}, busy s {busy}, peak device "
+             f"{t['peak_device_bytes'] / 2**30:.2f} GiB (budget {t['device_memory_budget_bytes'] / 2**30:.1f}),"
+             f" peak resident {t['peak_resident_bytes'] / 2**30:.2f} GiB")
+print(line)
+EOF
+}
+
+if [[ -z ${SKIP_TESTS:-} ]]; then
+  echo "== tests"
+  OMP_NUM_THREADS=4 "$dev/gigaseg_tests" \
+    --gtest_filter='*Tiled*:TilePipeline*:*RegionStats*:*RegionTotals*:*Label*:*Renumber*:*Nuclei*:*Markers*' \
+    >"$out/tests.log" 2>&1
+  echo "gigaseg_tests (tiled, labels, statistics, nuclei): exit $? ($(grep -c '^\[       OK' "$out/tests.log") ok," \
+    "$(grep -c '^\[  FAILED  \] [A-Z]' "$out/tests.log") failed)"
+  grep '^\[  FAILED  \] [A-Z]' "$out/tests.log" | head -20
+  timeout 300 bash "$dev/cli/test_cli.sh" "$gigaseg" >"$out/cli.log" 2>&1
+  echo "CLI tests: exit $? ($(tail -n 1 "$out/cli.log"))"
+fi
+
+"$gigaseg" demo --size 4096 --out "$work/tissue" >/dev/null || exit 2
+image=$work/mosaic-$size.tif
+start=$SECONDS
+"$dev/tiled_mosaic" "$image" "$size" "$size" "photo:$work/tissue/tissue.png" || exit 2
+echo "== ${size}x${size}: $(du -m "$image" | cut -f1) MB, made in $((SECONDS - start)) s"
+for run in $(seq "$runs"); do
+  sync
+  echo "memory run $run: $(timed "memory-$size-$run" "$gigaseg" --json --backend cuda segment "$image" \
+    "$work/memory.tif" --pipeline nuclei --stats "$work/memory.csv")"
+  summary "memory-$size-$run"
+  sync
+  echo "tiled --memory-limit $limit run $run: $(timed "tiled-$size-$run" "$gigaseg" --json --backend cuda segment \
+    "$image" "$work/tiled.tif" --pipeline nuclei --stats "$work/tiled.csv" --memory-limit "$limit")"
+  summary "tiled-$size-$run"
+done
+echo "labels: $("$dev/tiff_equal" "$work/memory.tif" "$work/tiled.tif")"
+cmp -s "$work/memory.csv" "$work/tiled.csv" && echo "statistics: equal ($(($(wc -l <"$work/tiled.csv") - 1)) regions)" ||
+  echo "statistics: DIFFER"
+rm -f "$work/memory.tif" "$work/tiled.tif" "$image"
+
+if [[ -n ${BIG:-} ]]; then
+  big=$work/mosaic-$BIG.tif
+  start=$SECONDS
+  "$dev/tiled_mosaic" "$big" "$BIG" "$BIG" "photo:$work/tissue/tissue.png" || exit 2
+  echo "== ${BIG}x${BIG}: $(du -m "$big" | cut -f1) MB, made in $((SECONDS - start)) s; $(df -h "$work" | tail -1)"
+  sync
+  echo "tiled --memory-limit $limit, Zstd output: $(timed "tiled-$BIG" "$gigaseg" --json --backend cuda --compression zstd segment \
+    "$big" "$work/big.tif" --pipeline nuclei --stats "$work/big.csv" --memory-limit "$limit")"
+  summary "tiled-$BIG"
+  echo "output: $(du -m "$work/big.tif" | cut -f1) MB, $(($(wc -l <"$work/big.csv") - 1)) regions"
+  rm -f "$work/big.tif" "$big"
+fi
