@@ -9,6 +9,7 @@
 #      the read, compute and write stages, peak device memory); the labels and statistics of the
 #      two compared;
 #   3. with BIG (e.g. 100000): one tiled run at BIG x BIG with Zstd output, and its output's size.
+#   The last tiled run is repeated on the host backend (HOST_RUN=, empty, leaves it out) and compared.
 # SKIP_TESTS=1 leaves out step 1. Logs and reports go to $OUT (or ./device-out); the images to
 # WORK (default /tmp/gigaseg-tiled).
 set -uo pipefail
@@ -86,10 +87,17 @@ for run in $(seq "$runs"); do
     "$image" "$work/tiled.tif" --pipeline nuclei --stats "$work/tiled.csv" --memory-limit "$limit")"
   summary "tiled-$size-$run"
 done
-echo "labels: $("$dev/tiff_equal" "$work/memory.tif" "$work/tiled.tif")"
+echo "labels, in memory and tiled: $("$dev/tiff_equal" "$work/memory.tif" "$work/tiled.tif")"
 cmp -s "$work/memory.csv" "$work/tiled.csv" && echo "statistics: equal ($(($(wc -l <"$work/tiled.csv") - 1)) regions)" ||
   echo "statistics: DIFFER"
-rm -f "$work/memory.tif" "$work/tiled.tif" "$image"
+if [[ -n ${HOST_RUN-1} ]]; then  # the same tiles on the host backend: the same answer
+  echo "tiled on the host (openmp): $(timed "host-$size" "$gigaseg" --json --backend openmp segment "$image" \
+    "$work/host.tif" --pipeline nuclei --stats "$work/host.csv" --memory-limit "$limit")"
+  summary "host-$size"
+  echo "labels, GPU and host: $("$dev/tiff_equal" "$work/tiled.tif" "$work/host.tif")"
+  cmp -s "$work/host.csv" "$work/tiled.csv" && echo "statistics, GPU and host: equal" || echo "statistics: DIFFER"
+fi
+rm -f "$work/memory.tif" "$work/tiled.tif" "$work/host.tif" "$image"
 
 if [[ -n ${BIG:-} ]]; then
   big=$work/mosaic-$BIG.tif

@@ -58,8 +58,9 @@ void add_tiling_options(CLI::App& app, std::string& tile, std::string& memory_li
                  "WxH: run tile by tile (W, H multiples of 16), never whole in memory (a PNG or PGM through a "
                  "tiled scratch copy beside the output); the result is the same, written as a tiled TIFF");
   app.add_option("--memory-limit", memory_limit,
-                 "SIZE (e.g. 8G): an image whose in-memory run would take more runs in 4096x4096 tiles; default "
-                 "3/4 of the available host memory");
+                 "SIZE (e.g. 8G): an image whose in-memory run would take more host memory, or GPU memory where "
+                 "it runs on a GPU, runs in 4096x4096 tiles; default 3/4 of the available host memory and 3/4 of "
+                 "the GPU's free memory");
 }
 
 Tiling choose_tiling(Session const& session, std::string const& input, std::string const& tile,

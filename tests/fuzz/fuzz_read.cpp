@@ -43,6 +43,9 @@ gigaseg::AnyHostImage read(std::string const& path) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   Kokkos::initialize();  // host images are Kokkos views
   gigaseg::set_read_pixel_limit(gigaseg::index_t(1) << 24);
+  // One decoding thread: starting a thread for each strip of an input of a few hundred bytes would
+  // be most of the time spent on it (the parallel decode's own logic is in the unit tests).
+  gigaseg::set_io_threads(1);
   std::atexit([] { std::remove(temp_path().c_str()); });
   return 0;
 }
