@@ -34,6 +34,11 @@ struct TiledOptions {
   // Threads that read and decode tiles, and threads that compress and write them, beside the one
   // that computes: 0, io_threads() (core/io/image_file.hpp). Each holds a tile in flight.
   int threads = 0;
+  // Host memory the labelling may keep between its passes: each tile's mask from the first pass,
+  // one bit a pixel (pack_mask), so that the second does not read and decode the image again
+  // (nothing kept in equal-value mode, where the values count). When the masks of the whole image
+  // take more, the second pass reads the image again. 1 GiB by default: the masks of 8.6 Gpixel.
+  std::size_t mask_cache_bytes = std::size_t(1) << 30;
   // Called after each tile of each pass with (tiles done, tiles in all passes); for progress bars.
   std::function<void(index_t, index_t)> progress;
 };
@@ -65,6 +70,7 @@ struct TiledReport {
   index_t passes = 0;  // passes over the tiles
   std::size_t peak_tile_bytes = 0;
   std::size_t peak_device_bytes = 0;
+  std::size_t kept_mask_bytes = 0;  // the first pass's masks kept for the second (0: it read the image again)
   std::size_t pixel_bytes_read = 0, pixel_bytes_written = 0;
   StageSeconds seconds;  // over all passes
 };

@@ -1,4 +1,5 @@
 // Connected components, their statistics and the nuclei pipeline under tiling (engine/tiled.hpp).
+#include "gigaseg/algorithms/convert.hpp"
 #include "gigaseg/algorithms/histogram.hpp"
 #include "gigaseg/algorithms/label.hpp"
 #include "gigaseg/algorithms/otsu.hpp"
@@ -150,6 +151,15 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
   // counts the tile's edges, corrected at the seams below) and the tiles' edges.
   HostLabelBuffers buffers(grid.tile_width, grid.tile_height);
   std::vector<Edges> edges(static_cast<std::size_t>(tiles));
+  // The tiles' masks, one bit a pixel, kept for the second pass when they fit the cache.
+  std::size_t mask_bytes = 0;
+  for (index_t t = 0; t < tiles; ++t) {
+    Region const core = core_of(std::size_t(t));
+    mask_bytes += std::size_t(packed_mask_width(core.width) * core.height) * sizeof(std::uint32_t);
+  }
+  bool const keep_masks = !params.equal_value && mask_bytes <= options.mask_cache_bytes;
+  std::vector<HostImage<std::uint32_t>> masks(keep_masks ? std::size_t(tiles) : 0);
+  result.report.kept_mask_bytes = keep_masks ? mask_bytes : 0;
   std::vector<RegionTotals> partials;
   std::vector<std::size_t> offset(static_cast<std::size_t>(tiles) + 1, 0);
   detail::TileReader first_reader(input, shape, options.tile_width, options.tile_height);
@@ -182,6 +192,11 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
             e.bottom_value = line_of(space, values, 0, h - 1, w, 1);
             e.left_value = line_of(space, values, 0, 0, 1, h);
             e.right_value = line_of(space, values, w - 1, 0, 1, h);
+            if (keep_masks) {
+              ImageView<std::uint32_t, Memory> bits("gigaseg::tiled::mask_bits", packed_mask_width(w), h);
+              pack_mask(space, values, bits);
+              masks[std::size_t(t)] = download(space, bits);
+            }
             offset[std::size_t(t) + 1] = offset[std::size_t(t)] + std::size_t(n);
             partials.insert(partials.end(), sums.begin(), sums.end());
             device_peak.sample(space, result.report.peak_device_bytes);
@@ -267,15 +282,17 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
                         options.write);
   detail::TileReader second_reader(input, shape, options.tile_width, options.tile_height);
   detail::pipeline_tiles(
-      std::size_t(tiles), [&](std::size_t t) { return second_reader.read(core_of(t)); },
+      std::size_t(tiles), [&](std::size_t t) { return keep_masks ? AnyHostImage() : second_reader.read(core_of(t)); },
       [&](std::size_t tile, AnyHostImage&& raw) {
         index_t const t = index_t(tile);
         Region const core = core_of(tile);
-        std::size_t const read_bytes = std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw)));
+        std::size_t const read_bytes =
+            keep_masks ? 0 : std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw)));
         HostImage<Label> out;
         on_backend(context, core.width * core.height, OpFamily::label, [&](auto const& space) {
           using Memory = typename std::decay_t<decltype(space)>::memory_space;
-          prepare(space, std::move(raw), [&](auto const& values, auto const&) {
+          // Labels `values` again, renumbers them and brings them to `out`.
+          auto relabel = [&](auto const& values) {
             using T = typename std::decay_t<decltype(values)>::value_type;
             ImageView<Label, Memory> const labels = tile_labels(space, buffers, core.width, core.height);
             index_t const n = label(space, values, labels, params);
@@ -296,15 +313,25 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
             }
             device_peak.sample(space, result.report.peak_device_bytes);
             note_tile(read_bytes, std::size_t(core.width * core.height) * (sizeof(Label) + sizeof(T)), tiles + t + 1);
-          });
+          };
+          if (keep_masks) {
+            ImageView<std::uint32_t const, Memory> const bits = upload(space, masks[std::size_t(t)]);
+            ImageView<std::uint8_t, Memory> mask("gigaseg::tiled::mask", core.width, core.height);
+            unpack_mask(space, bits, mask);
+            relabel(ImageView<std::uint8_t const, Memory>(mask));
+          } else {
+            prepare(space, std::move(raw), [&](auto const& values, auto const&) { relabel(values); });
+          }
         });
+        if (keep_masks) masks[std::size_t(t)] = HostImage<std::uint32_t>();
         result.report.pixel_bytes_written += std::size_t(core.width * core.height) * sizeof(Label);
         return out;
       },
       [&](std::size_t t, HostImage<Label>&& labels) {
         writer.write_tile(index_t(t) % grid.across, index_t(t) / grid.across, labels);
       },
-      detail::PipelineWorkers{second_reader.concurrent_reads(threads), threads, &result.report.seconds});
+      detail::PipelineWorkers{keep_masks ? 1 : second_reader.concurrent_reads(threads), threads,
+                              &result.report.seconds});
   writer.commit();
   return result;
 }

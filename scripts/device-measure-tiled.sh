@@ -29,18 +29,32 @@ echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(nproc) cores, $(free -g | awk '/Mem:/{p
   "$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader)"
 
 # timed LABEL COMMAND...: wall seconds and peak resident MiB of the command (its children's
-# rusage), its --json report kept as $out/LABEL.json.
+# rusage), its --json report kept as $out/LABEL.json; "LABEL WALL MIB" added to $out/times.txt.
 timed() {
   local label=$1
   shift
-  python3 - "$out/$label.json" "$@" <<'EOF'
+  python3 - "$out" "$label" "$@" <<'EOF'
 import resource, subprocess, sys, time
+out, label = sys.argv[1], sys.argv[2]
 start = time.time()
-with open(sys.argv[1], "w") as report:
-    rc = subprocess.run(sys.argv[2:], stdout=report).returncode
+with open(f"{out}/{label}.json", "w") as report:
+    rc = subprocess.run(sys.argv[3:], stdout=report).returncode
 wall = time.time() - start
 peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
 print(f"wall {wall:.2f} s, peak resident {peak} MiB, exit {rc}")
+if rc == 0:
+    with open(f"{out}/times.txt", "a") as times:
+        times.write(f"{label} {wall:.2f} {peak}\n")
+EOF
+}
+# median NAME LABEL-PREFIX: "median NAME: W s, M MiB (N runs)" over the runs whose label starts so.
+median() {
+  python3 - "$out/times.txt" "$1" "$2" <<'EOF'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.startswith(sys.argv[3])]
+if rows:
+    walls = [float(r[1]) for r in rows]
+    print(f"median {sys.argv[2]}: {statistics.median(walls):.2f} s, {max(int(r[2]) for r in rows)} MiB ({len(rows)} runs)")
 EOF
 }
 # summary LABEL: the stages and the tiled entry of $out/LABEL.json on one line.
@@ -87,6 +101,8 @@ for run in $(seq "$runs"); do
     "$image" "$work/tiled.tif" --pipeline nuclei --stats "$work/tiled.csv" --memory-limit "$limit")"
   summary "tiled-$size-$run"
 done
+median "$size in memory" "memory-$size-"
+median "$size tiled --memory-limit $limit" "tiled-$size-"
 echo "labels, in memory and tiled: $("$dev/tiff_equal" "$work/memory.tif" "$work/tiled.tif")"
 cmp -s "$work/memory.csv" "$work/tiled.csv" && echo "statistics: equal ($(($(wc -l <"$work/tiled.csv") - 1)) regions)" ||
   echo "statistics: DIFFER"

@@ -14,6 +14,8 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace gigaseg {
@@ -300,6 +302,39 @@ TYPED_TEST(PixelOps, ConversionsMatchOpenCV) {
   auto const host_back = test::to_host(space, back);
   for (index_t y = 0; y < 21; ++y)
     for (index_t x = 0; x < 45; ++x) ASSERT_FLOAT_EQ(host_back(y, x), float(u8(y, x)));
+}
+
+// A mask as one bit a pixel and back: the bits are the nonzero pixels (checked one by one against
+// the host), the words past the last column hold zeros, and unpacking gives 0 and the value, also
+// for widths that are not multiples of 32 and for a pitched roi.
+TYPED_TEST(PixelOps, MasksPackToBitsAndBack) {
+  TypeParam space;
+  using M = typename TypeParam::memory_space;
+  for (auto [w, h] : {std::pair<index_t, index_t>{1, 1}, {31, 3}, {32, 2}, {33, 5}, {100, 7}, {257, 9}}) {
+    SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+    auto const noise = test::noise_u16(w + 3, h + 2, std::uint64_t(w * h));
+    HostImage<std::uint16_t> values("values", w + 3, h + 2);
+    for (index_t y = 0; y < h + 2; ++y)
+      for (index_t x = 0; x < w + 3; ++x) values(y, x) = noise(y, x) % 3 == 0 ? 0 : noise(y, x);
+    auto const on_space = test::to_space(space, values);
+    ImageView<std::uint16_t const, M> const roi = ImageView<std::uint16_t const, M>(on_space).roi(2, 1, w, h);
+    ImageView<std::uint32_t, M> bits("bits", packed_mask_width(w), h);
+    pack_mask(space, roi, bits);
+    HostImage<std::uint32_t> const packed = test::to_host(space, bits);
+    for (index_t y = 0; y < h; ++y)
+      for (index_t x = 0; x < packed_mask_width(w) * 32; ++x) {
+        bool const bit = (packed(y, x / 32) >> (x % 32)) & 1u;
+        ASSERT_EQ(bit, x < w && values(y + 1, x + 2) != 0) << x << "," << y;
+      }
+    ImageView<std::uint8_t, M> mask("mask", w, h);
+    unpack_mask(space, ImageView<std::uint32_t const, M>(bits), mask, 7);
+    HostImage<std::uint8_t> const unpacked = test::to_host(space, mask);
+    for (index_t y = 0; y < h; ++y)
+      for (index_t x = 0; x < w; ++x) ASSERT_EQ(unpacked(y, x), values(y + 1, x + 2) != 0 ? 7 : 0) << x << "," << y;
+  }
+  ImageView<std::uint32_t, M> wrong("wrong", 2, 1);
+  EXPECT_THROW(pack_mask(space, ImageView<std::uint8_t const, M>(ImageView<std::uint8_t, M>("m", 65, 1)), wrong),
+               Error);
 }
 
 }  // namespace

@@ -124,31 +124,40 @@ void expect_tiled_equals_memory(std::string const& in, std::string const& out, H
   auto const stats = region_stats(host, ImageView<Label const, Kokkos::HostSpace>(expected), n,
                                   ImageView<T const, Kokkos::HostSpace>(image));
   ExecutionContext context(context_on<Space>());
-  index_t calls = 0;
-  options.progress = [&](index_t done, index_t all) {
-    ++calls;
-    EXPECT_LE(done, all);
-  };
-  TiledLabelResult const result = label_tiled(context, in, out, params, true, options);
-  ASSERT_EQ(result.components, n);
-  AnyHostImage const written = read_image(out);
-  ASSERT_TRUE(std::holds_alternative<HostImage<Label>>(written));
-  EXPECT_EQ(test::count_differences(std::get<HostImage<Label>>(written), expected), 0);
-  ASSERT_EQ(result.regions.size(), stats.size());
-  for (std::size_t i = 0; i < stats.size(); ++i) {
-    RegionStats const &a = result.regions[i], &b = stats[i];
-    ASSERT_TRUE(a.label == b.label && a.area == b.area && a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 &&
-                a.y1 == b.y1 && a.cx == b.cx && a.cy == b.cy && a.perimeter == b.perimeter &&
-                a.mean_intensity == b.mean_intensity && a.min_intensity == b.min_intensity &&
-                a.max_intensity == b.max_intensity)
-        << "region " << b.label << ": area " << a.area << " vs " << b.area << ", perimeter " << a.perimeter << " vs "
-        << b.perimeter << ", box " << a.x0 << "," << a.y0 << "-" << a.x1 << "," << a.y1;
+  // The first pass's masks kept for the second (the default cache), and the image read again.
+  for (std::size_t const cache : {options.mask_cache_bytes, std::size_t(0)}) {
+    SCOPED_TRACE("mask cache " + std::to_string(cache));
+    options.mask_cache_bytes = cache;
+    index_t calls = 0;
+    options.progress = [&](index_t done, index_t all) {
+      ++calls;
+      EXPECT_LE(done, all);
+    };
+    TiledLabelResult const result = label_tiled(context, in, out, params, true, options);
+    ASSERT_EQ(result.components, n);
+    AnyHostImage const written = read_image(out);
+    ASSERT_TRUE(std::holds_alternative<HostImage<Label>>(written));
+    EXPECT_EQ(test::count_differences(std::get<HostImage<Label>>(written), expected), 0);
+    ASSERT_EQ(result.regions.size(), stats.size());
+    for (std::size_t i = 0; i < stats.size(); ++i) {
+      RegionStats const &a = result.regions[i], &b = stats[i];
+      ASSERT_TRUE(a.label == b.label && a.area == b.area && a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 &&
+                  a.y1 == b.y1 && a.cx == b.cx && a.cy == b.cy && a.perimeter == b.perimeter &&
+                  a.mean_intensity == b.mean_intensity && a.min_intensity == b.min_intensity &&
+                  a.max_intensity == b.max_intensity)
+          << "region " << b.label << ": area " << a.area << " vs " << b.area << ", perimeter " << a.perimeter << " vs "
+          << b.perimeter << ", box " << a.x0 << "," << a.y0 << "-" << a.x1 << "," << a.y1;
+    }
+    index_t const tiles = ((image.width() + options.tile_width - 1) / options.tile_width) *
+                          ((image.height() + options.tile_height - 1) / options.tile_height);
+    EXPECT_EQ(result.report.tiles, tiles);
+    EXPECT_EQ(calls, 2 * tiles);
+    EXPECT_EQ(result.report.pixel_bytes_written, std::size_t(image.width() * image.height()) * sizeof(Label));
+    bool const kept = cache > 0 && !params.equal_value;
+    EXPECT_EQ(result.report.kept_mask_bytes > 0, kept);
+    std::size_t const image_bytes = std::size_t(image.width() * image.height()) * sizeof(T);
+    EXPECT_EQ(result.report.pixel_bytes_read, kept ? image_bytes : 2 * image_bytes) << "the image read once or twice";
   }
-  index_t const tiles = ((image.width() + options.tile_width - 1) / options.tile_width) *
-                        ((image.height() + options.tile_height - 1) / options.tile_height);
-  EXPECT_EQ(result.report.tiles, tiles);
-  EXPECT_EQ(calls, 2 * tiles);
-  EXPECT_EQ(result.report.pixel_bytes_written, std::size_t(image.width() * image.height()) * sizeof(Label));
 }
 
 TYPED_TEST(Tiled, LabelsAndStatisticsEqualTheWholeImage) {
@@ -224,6 +233,7 @@ TYPED_TEST(Tiled, NucleiPipelineEqualsTheWholeImage) {
       TiledOptions options;
       options.tile_width = tile;
       options.tile_height = 2 * tile;
+      if (tile == 64) options.mask_cache_bytes = 0;  // the image read again in the second pass
       bool dark = false;
       auto check = [&](AnyHostImage const& image, char const* name) {
         SCOPED_TRACE(std::string(name) + " connectivity " + std::to_string(connectivity) + " tile " +

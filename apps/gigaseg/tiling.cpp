@@ -115,6 +115,7 @@ TiledOptions tiled_options(Tiling const& tiling, Session const& session) {
   options.tile_width = tiling.tile_width;
   options.tile_height = tiling.tile_height;
   options.threads = tiling.threads;
+  options.mask_cache_bytes = tiling.budget / 4;  // the labelling's masks between its passes
   options.progress = progress_line(session);
   return options;
 }
@@ -132,6 +133,7 @@ nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report) {
            {{"read", report.seconds.read}, {"compute", report.seconds.compute}, {"write", report.seconds.write}}},
           {"threads", tiling.threads},
           {"peak_device_bytes", report.peak_device_bytes},
+          {"kept_mask_bytes", report.kept_mask_bytes},
           {"memory_budget_bytes", tiling.budget},
           {"device_memory_budget_bytes", tiling.device_budget},
           {"peak_resident_bytes", peak_resident_bytes()}};
