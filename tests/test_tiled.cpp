@@ -421,8 +421,9 @@ TEST(TilePipeline, StagesRunInOrderAndFailuresReachTheCaller) {
     ASSERT_EQ(computed.size(), 100u);
     for (std::size_t i = 0; i < 100; ++i) EXPECT_EQ(computed[i], i);
     for (std::size_t i = 0; i < 100; ++i) EXPECT_EQ(written[i].load(), 1) << i;
-    if (ordered)
+    if (ordered) {
       for (std::size_t i = 0; i < 100; ++i) EXPECT_EQ(write_order[i], i);
+    }
     for (int stage = 0; stage < 3; ++stage) {
       std::atomic<std::size_t> writes{0}, last_computed{0};
       try {
@@ -444,7 +445,9 @@ TEST(TilePipeline, StagesRunInOrderAndFailuresReachTheCaller) {
             workers);
         ADD_FAILURE() << "stage " << stage << ": no failure reached the caller";
       } catch (std::runtime_error const& e) {
-        if (stage == 0) EXPECT_STREQ(e.what(), "corrupt tile 40") << "the first bad tile in order";
+        if (stage == 0) {
+          EXPECT_STREQ(e.what(), "corrupt tile 40") << "the first bad tile in order";
+        }
       }
       if (stage < 2) {
         EXPECT_LE(writes.load(), 40u) << "no tile after the failing one is written";
