@@ -30,10 +30,25 @@ void distance_transform(ExecSpace const& space,
                         DistanceOutputs<typename ExecSpace::memory_space> const& extra = {},
                         DistanceParams const& params = {});
 
+// The transform of a band of whole rows of a larger image, for images never whole in memory (the
+// tile engine, engine/tiled.hpp): `in` holds rows [band.y, band.y + in.height()) of an image
+// band.image_height rows tall and in.width() wide, and `band` the nearest zero pixels above and
+// below it in each column. The outputs equal those rows of distance_transform() on the whole image,
+// value for value (`nearest` in the whole image's indices): the column pass continues from the
+// carries, the row pass needs only whole rows. Error(input) when no column has a zero pixel in the
+// band or beyond it; Error(usage) for carries of the wrong length or a band outside its image.
+template <class ExecSpace>
+void distance_transform_band(ExecSpace const& space,
+                             ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
+                             DistanceBand<typename ExecSpace::memory_space> const& band,
+                             ImageView<float, typename ExecSpace::memory_space> const& distance,
+                             DistanceOutputs<typename ExecSpace::memory_space> const& extra = {},
+                             DistanceParams const& params = {});
+
 // The path distance_transform() takes on ExecSpace for a requested path.
 template <class ExecSpace>
 Path distance_path(Path requested);
 
-// Defined in the library (algorithms/detail/distance_impl.hpp) for every enabled execution space
+// Both defined in the library (algorithms/detail/distance_impl.hpp) for every enabled execution space
 // (backends/instantiate/distance.cpp).
 }  // namespace gigaseg

@@ -48,11 +48,32 @@ void watershed(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
                ImageView<Label, typename ExecSpace::memory_space> const& out, WatershedParams const& params = {},
                ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask = {});
 
+// The watershed of one tile of a larger image, for images never whole in memory (the tile
+// engine, engine/tiled.hpp): relief, markers, mask, keys and out hold the tile and a ring of one
+// pixel around it. On the ring, `keys` and `out` are inputs: the keys (watershed_key_unreached
+// where not known, and outside the image) and labels of those pixels in the whole image's flood,
+// as far as known; relief, markers and mask are not read there. Inside the ring they are outputs:
+// the tile's keys and labels given the ring's, which are the whole image's once the ring's are.
+// Every key is the least over the paths from the markers, and a tile's keys only fall as its
+// ring's fall: relaxing the tiles and passing each its neighbours' border keys until none changes
+// reaches the whole image's keys; a pixel's label is then its parent's, across the rings as
+// within a tile, so exchanging the border labels until none changes gives watershed()'s labels.
+// The portable path on every backend.
+template <class ExecSpace, class T>
+void watershed_tile(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& relief,
+                    ImageView<Label const, typename ExecSpace::memory_space> const& markers,
+                    ImageView<std::uint64_t, typename ExecSpace::memory_space> const& keys,
+                    ImageView<Label, typename ExecSpace::memory_space> const& out, WatershedParams const& params = {},
+                    ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask = {});
+
+// The key of a pixel no flood reaches, for the rings of watershed_tile().
+constexpr std::uint64_t watershed_key_unreached = ~std::uint64_t(0);
+
 // The path watershed() takes on ExecSpace for a requested path.
 template <class ExecSpace>
 Path watershed_path(Path requested);
 
-// watershed() and watershed_path() are defined in the library (algorithms/detail/watershed_impl.hpp)
+// watershed(), watershed_tile() and watershed_path() are defined in the library (algorithms/detail/watershed_impl.hpp)
 // for every enabled execution space and the relief types above (backends/instantiate/watershed.cpp).
 // A non-const relief, the same call.
 template <class ExecSpace, class T, if_mutable<T> = 0>

@@ -11,6 +11,11 @@ struct WatershedAlgorithm {
   static constexpr char const* name = "watershed";
 };
 
+// The tag of watershed_tile() (no backend has a tuned path for it).
+struct WatershedTileAlgorithm {
+  static constexpr char const* name = "watershed_tile";
+};
+
 struct WatershedParams {
   int connectivity = 8;  // 4 or 8 neighbours (skimage's connectivity 1 or 2)
   Path path = Path::automatic;

@@ -194,6 +194,34 @@ TiledLabelResult label_tiled(ExecutionContext const& context, std::string const&
 std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std::string const& input,
                                            TiledOptions const& options = {}, StageSeconds* seconds = nullptr);
 
+// The exact Euclidean distance transform (algorithms/distance.hpp) of a TIFF's 8-bit gray (colour
+// as BT.601 gray; zero pixels are the background), written to `output` (.tif, 32-bit float,
+// tiled): equal, value for value, to distance_transform() on the whole image.
+//
+// Two passes over bands of whole rows, options.tile_height rows each (the output's tiles are
+// options.tile_width x options.tile_height). The first reads each band and keeps, per column, its
+// first and last zero row (and the band's mask, one bit a pixel, when the masks of the whole image
+// fit options.mask_cache_bytes); from those each band's carries follow: in every column, the
+// nearest zero pixel above the band and below it. The second reads each band again (or unpacks
+// its mask) and transforms it with its carries (distance_transform_band): the column pass
+// continues from the carries, and the row pass needs nothing beyond the band's whole rows. Exact,
+// so equal to the in-memory transform whatever the band height; a band's work takes about
+// distance_band_bytes_per_pixel bytes a pixel, and the carries 8 bytes per column and band.
+// Error(input) naming the file when the image has no zero pixel, or as label_tiled for a corrupt
+// block; nothing under `output` on any failure.
+TiledReport distance_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,
+                           TiledOptions const& options = {});
+
+// The memory a band of distance_tiled takes while it is computed, a pixel: its pixels as read (at
+// most 4 bytes), the gray mask (1), the column pass's nearest rows (4), the distances (4) and their
+// copy on the host (4).
+constexpr double distance_band_bytes_per_pixel = 17;
+
+// The rows of a band (a multiple of 16, 16 to 4096) such that distance_tiled's bands in flight fit
+// `memory_bytes` for an image `width` pixels wide, with `threads` threads reading and writing (each
+// holding a band's pixels or distances, 4 bytes a pixel, on top of the one computed).
+index_t distance_band_rows(index_t width, std::size_t memory_bytes, int threads);
+
 struct TiledNucleiResult {
   int threshold = 0;
   bool dark = false;  // the side taken

@@ -9,7 +9,10 @@
 # The images (perf/tiled_mosaic), SIZE x SIZE, 4096-tiled TIFFs:
 #   photo   scikit-image's `camera` photograph (python3-skimage), repeated and mirrored;
 #   spiral  the adversarial mask: a spiral through every tile, a one-pixel spiral connected only
-#           diagonally in places, and one-pixel diagonal bridges over every tile corner.
+#           diagonally in places, and one-pixel diagonal bridges over every tile corner;
+#   far     the distance transform's adversarial mask: zero pixels only in the top left 4 x 4
+#           corner, so that most distances are over 10000 pixels and come from bands far above.
+# The distance transform also runs on the photograph's Otsu mask (threshold, in memory).
 # Tile sizes must be multiples of 16 (they are the output's TIFF tiles): 1008x704 stands for "a
 # size that divides nothing", its tiles' edges falling anywhere in the image.
 set -uo pipefail
@@ -71,11 +74,12 @@ run() {
 }
 
 printf '0 1 0 1 0\n1 2 3 2 1\n0 3 -4 3 0\n1 2 3 2 1\n0 1 0 1 0\n' >"$work/kernel.txt"
-for image in photo spiral; do
+for image in photo spiral far; do
   kind=$image
   [[ $image == photo ]] && kind=photo:$photo
   [[ -s $work/$image.tif ]] || "$mosaic" "$work/$image.tif" "$size" "$size" "$kind" || exit 2
 done
+[[ -s $work/mask.tif ]] || "$gigaseg" --quiet threshold "$work/photo.tif" "$work/mask.tif" --method otsu || exit 2
 
 for image in photo spiral; do
   run label-8 tif yes "$image" label @IN @OUT
@@ -91,6 +95,9 @@ run sobel tif no photo sobel @IN @OUT
 run morph-open tif no photo morph @IN @OUT --op open --se ellipse --size 9
 run morph-dilate tif no spiral morph @IN @OUT --op dilate --se cross --size 5
 run convolve tif no photo convolve @IN "$work/kernel.txt" @OUT --method direct
+for image in mask spiral far; do
+  run edt tif no "$image" edt @IN @OUT
+done
 
 say "compared $compared outputs at ${size}x${size}, tiles: $tiles; $failed differ or failed"
 [[ $failed == 0 ]]

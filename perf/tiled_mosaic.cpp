@@ -15,7 +15,11 @@
 //                     and around every point (16a, 16b) the spiral does not touch, a pair of
 //                     pixels meeting only at their corners on that point (a one-pixel diagonal
 //                     bridge over every tile corner any tile size of multiples of 16 makes),
-//                     alternately "\" and "/".
+//                     alternately "\" and "/";
+//   far               a mask (255) whose only zero pixels are the 4 x 4 pixels of its top left
+//                     corner: distances up to the whole diagonal, every row below the fourth
+//                     taking its nearest zero from far above (the distance transform's worst case
+//                     for carries between bands).
 #include "gigaseg/algorithms/convert.hpp"
 #include "gigaseg/algorithms/pipelines/synthetic.hpp"
 #include "gigaseg/core/io/image_file.hpp"
@@ -91,7 +95,7 @@ std::uint8_t spiral(index_t x, index_t y, index_t width, index_t height) {
 
 int main(int argc, char** argv) {
   if (argc != 4 && argc != 5) {
-    std::fprintf(stderr, "usage: tiled_mosaic OUT.tif WIDTH HEIGHT [tissue|photo:PATH|spiral]\n");
+    std::fprintf(stderr, "usage: tiled_mosaic OUT.tif WIDTH HEIGHT [tissue|photo:PATH|spiral|far]\n");
     return 2;
   }
   try {
@@ -101,8 +105,8 @@ int main(int argc, char** argv) {
     HostImage<std::uint8_t> photo;
     if (kind.rfind("photo:", 0) == 0)
       photo = gray_photo(kind.substr(6));
-    else if (kind != "tissue" && kind != "spiral")
-      throw std::runtime_error("unknown kind '" + kind + "': tissue, photo:PATH or spiral");
+    else if (kind != "tissue" && kind != "spiral" && kind != "far")
+      throw std::runtime_error("unknown kind '" + kind + "': tissue, photo:PATH, spiral or far");
     gigaseg::TiffTileWriter writer(argv[1], width, height, gigaseg::PixelType::u8, tile, tile);
     index_t const across = writer.tiles_across(), tiles = across * writer.tiles_down();
     // Tile t of the image, written (the writer compresses on the calling thread).
@@ -122,6 +126,7 @@ int main(int argc, char** argv) {
         for (index_t x = 0; x < w; ++x) {
           index_t const gx = c * tile + x, gy = r * tile + y;
           pixels(y, x) = kind == "spiral" ? spiral(gx, gy, width, height)
+                         : kind == "far"  ? std::uint8_t(gx < 4 && gy < 4 ? 0 : 255)
                                           : photo(mirrored(gy, photo.height()), mirrored(gx, photo.width()));
         }
       writer.write_tile(c, r, gigaseg::AnyHostImage(pixels));

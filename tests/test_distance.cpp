@@ -11,7 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <limits>
 #include <vector>
 
@@ -114,6 +116,75 @@ TYPED_TEST(Distance, EqualsBruteForceWithSquaredAndNearest) {
         }
     }
   }
+}
+
+// Every case cut into bands of whole rows (1, 2, 7 and 16 rows, the last band shorter), each band
+// transformed on its own with the nearest zero pixels above and below it as carries: every output
+// of every band equal to the brute force over the whole image, `nearest` included. A band with no
+// zero pixel of its own takes its distances from the carries alone.
+TYPED_TEST(Distance, BandsOfRowsEqualTheWholeImage) {
+  TypeParam space;
+  using M = typename TypeParam::memory_space;
+  using Carry = Kokkos::View<std::int32_t*, M>;
+  for (auto const& image : cases()) {
+    index_t const w = image.width(), h = image.height();
+    HostImage<index_t> site("site", w, h);
+    auto const expected = brute_force(image, &site);
+    for (index_t rows : {index_t(1), index_t(2), index_t(7), index_t(16)}) {
+      for (index_t y0 = 0; y0 < h; y0 += rows) {
+        index_t const bh = std::min(rows, h - y0);
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " band at " + std::to_string(y0));
+        Carry above("above", std::size_t(w)), below("below", std::size_t(w));
+        auto above_host = Kokkos::create_mirror_view(above), below_host = Kokkos::create_mirror_view(below);
+        for (index_t x = 0; x < w; ++x) {
+          above_host(x) = below_host(x) = -1;
+          for (index_t y = 0; y < y0; ++y)
+            if (image(y, x) == 0) above_host(x) = std::int32_t(y);
+          for (index_t y = h - 1; y >= y0 + bh; --y)
+            if (image(y, x) == 0) below_host(x) = std::int32_t(y);
+        }
+        Kokkos::deep_copy(above, above_host);
+        Kokkos::deep_copy(below, below_host);
+        DistanceBand<M> const band{y0, h, above, below};
+        ImageView<float, M> distance("distance", w, bh);
+        DistanceOutputs<M> extra{ImageView<std::int64_t, M>("squared", w, bh), ImageView<index_t, M>("nearest", w, bh)};
+        distance_transform_band(space, ImageView<std::uint8_t const, M>(test::to_space(space, image.roi(0, y0, w, bh))),
+                                band, distance, extra);
+        auto const d = test::to_host(space, distance);
+        auto const squared = test::to_host(space, extra.squared);
+        auto const nearest = test::to_host(space, extra.nearest);
+        for (index_t y = 0; y < bh; ++y)
+          for (index_t x = 0; x < w; ++x) {
+            std::int64_t const e = expected(y0 + y, x);
+            ASSERT_EQ(squared(y, x), e) << " at " << y0 + y << "," << x;
+            ASSERT_EQ(d(y, x), float(std::sqrt(double(e)))) << " at " << y0 + y << "," << x;
+            ASSERT_EQ(nearest(y, x), site(y0 + y, x)) << " at " << y0 + y << "," << x;
+          }
+      }
+    }
+  }
+  // Carries of the wrong length, a band outside its image, and no zero pixel anywhere.
+  auto const all_set = test::random_mask(12, 9, 1.0, 12);
+  auto const in = test::to_space(space, all_set);
+  ImageView<float, M> d("d", 12, 9);
+  Carry none("none", 12), short_carry("short", 11);
+  Kokkos::deep_copy(none, -1);
+  EXPECT_THROW(
+      distance_transform_band(space, ImageView<std::uint8_t const, M>(in), DistanceBand<M>{0, 9, none, none}, d),
+      Error);
+  EXPECT_THROW(
+      distance_transform_band(space, ImageView<std::uint8_t const, M>(in), DistanceBand<M>{0, 9, short_carry, none}, d),
+      Error);
+  EXPECT_THROW(
+      distance_transform_band(space, ImageView<std::uint8_t const, M>(in), DistanceBand<M>{4, 12, none, none}, d),
+      Error);
+  Carry one_above("one_above", 12);
+  Kokkos::deep_copy(one_above, -1);
+  Kokkos::deep_copy(Kokkos::subview(one_above, 5), 2);  // a zero pixel at row 2, column 5, above the band
+  distance_transform_band(space, ImageView<std::uint8_t const, M>(in), DistanceBand<M>{3, 12, one_above, none}, d);
+  auto const from_carry = test::to_host(space, d);
+  EXPECT_EQ(from_carry(0, 5), 1.0f);                           // row 3, one row below the zero pixel
+  EXPECT_EQ(from_carry(8, 0), float(std::sqrt(81.0 + 25.0)));  // row 11, column 0
 }
 
 TYPED_TEST(Distance, OptionalOutputsAndErrors) {

@@ -5,6 +5,7 @@
 // images: one component through every tile, chains of pixels that touch only diagonally at tile
 // corners, a spiral whose first pixel is in the last tile it crosses.
 #include "gigaseg/algorithms/convert.hpp"
+#include "gigaseg/algorithms/distance.hpp"
 #include "gigaseg/algorithms/filters.hpp"
 #include "gigaseg/algorithms/histogram.hpp"
 #include "gigaseg/algorithms/label.hpp"
@@ -307,6 +308,80 @@ TYPED_TEST(Tiled, FiltersEqualTheWholeImage) {
       "gaussian sigma 3");
   check(
       float{}, 1, [](auto const& s, auto const& in, auto const& out) { sobel_magnitude(s, in, out); }, "sobel");
+}
+
+// The distance transform under tiling: float for float the in-memory transform, for bands of 16
+// and 48 rows (the last band shorter), output tiles narrower than the image, the masks kept
+// between the passes or the image read again, and images whose distances come from far away: a
+// single zero pixel in the last row (every band's distances from the carry below), zero pixels only
+// in the first rows (from the carry above), bands without a zero pixel between bands with some, and
+// colour taken to gray. No zero pixel at all: Error(input) naming the file, nothing written.
+TYPED_TEST(Tiled, DistanceEqualsTheWholeImage) {
+  ExecutionContext context(context_on<TypeParam>());
+  Kokkos::DefaultHostExecutionSpace host;
+  auto expect_equal = [&](HostImage<std::uint8_t> const& mask, AnyHostImage const& file_image, char const* name) {
+    SCOPED_TRACE(name);
+    write_image(this->path("in.tif"), file_image);
+    HostImage<float> expected("expected", mask.width(), mask.height());
+    distance_transform(host, ImageView<std::uint8_t const, Kokkos::HostSpace>(mask), expected);
+    host.fence();
+    for (index_t rows : {index_t(16), index_t(48)})
+      for (std::size_t cache : {std::size_t(1) << 30, std::size_t(0)}) {
+        SCOPED_TRACE("bands of " + std::to_string(rows) + " rows, mask cache " + std::to_string(cache));
+        TiledOptions options;
+        options.tile_width = 32;
+        options.tile_height = rows;
+        options.mask_cache_bytes = cache;
+        index_t calls = 0;
+        options.progress = [&](index_t, index_t) { ++calls; };
+        TiledReport const report = distance_tiled(context, this->path("in.tif"), this->path("out.tif"), options);
+        index_t const bands = (mask.height() + rows - 1) / rows;
+        EXPECT_EQ(report.tiles, bands * ((mask.width() + 31) / 32));
+        EXPECT_EQ(calls, 2 * bands);
+        EXPECT_EQ(report.kept_mask_bytes > 0, cache > 0);
+        AnyHostImage const written = read_image(this->path("out.tif"));
+        ASSERT_TRUE(std::holds_alternative<HostImage<float>>(written));
+        EXPECT_EQ(test::count_differences(std::get<HostImage<float>>(written), expected), 0);
+      }
+  };
+  auto gray_of = [](HostImage<std::uint8_t> const& mask) { return AnyHostImage(mask); };
+  index_t const w = 101, h = 157;
+  HostImage<std::uint8_t> const noise = noise_mask(w, h, 85, 21);
+  expect_equal(noise, gray_of(noise), "noise");
+  HostImage<std::uint8_t> last_row("last_row", w, h), first_rows("first_rows", w, h), gaps("gaps", w, h);
+  for (index_t y = 0; y < h; ++y)
+    for (index_t x = 0; x < w; ++x) {
+      last_row(y, x) = y == h - 1 && x == 7 ? 0 : 200;
+      first_rows(y, x) = y < 3 && (x * 7 + y) % 23 == 0 ? 0 : 1;
+      gaps(y, x) = (y / 16) % 3 == 1 && (x + y) % 19 == 0 ? 0 : 255;  // zero pixels in every third band of 16
+    }
+  expect_equal(last_row, gray_of(last_row), "one zero pixel in the last row");
+  expect_equal(first_rows, gray_of(first_rows), "zero pixels in the first rows only");
+  expect_equal(gaps, gray_of(gaps), "bands without zero pixels");
+  auto colour = test::noise_rgb8(w, h, 22);
+  for (index_t y = 0; y < h; ++y)
+    for (index_t x = 0; x < w; ++x)
+      if ((x * 3 + y * 5) % 37 == 0) colour(y, x) = Rgb8{0, 0, 0};  // black: the zero pixels
+  HostImage<std::uint8_t> colour_gray("colour_gray", w, h);
+  rgb_to_gray(host, ImageView<Rgb8 const, Kokkos::HostSpace>(colour), colour_gray);
+  host.fence();
+  expect_equal(colour_gray, AnyHostImage(colour), "colour");
+
+  HostImage<std::uint8_t> none("none", 40, 40);
+  for (index_t y = 0; y < 40; ++y)
+    for (index_t x = 0; x < 40; ++x) none(y, x) = 3;
+  write_image(this->path("in.tif"), none);
+  std::remove(this->path("out.tif").c_str());
+  TiledOptions options;
+  options.tile_width = options.tile_height = 16;
+  try {
+    distance_tiled(context, this->path("in.tif"), this->path("out.tif"), options);
+    FAIL() << "an image without zero pixels was transformed";
+  } catch (Error const& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input);
+    EXPECT_NE(std::string(e.what()).find("in.tif"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(access(this->path("out.tif").c_str(), F_OK), 0) << "nothing under the output's name";
 }
 
 TYPED_TEST(Tiled, HistogramEqualsTheWholeImage) {

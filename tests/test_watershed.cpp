@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <numeric>
@@ -330,6 +331,95 @@ TYPED_TEST(WatershedOnBackend, EqualsTheFloodOnPlateaus) {
       check(plateau_relief<std::uint16_t>(kind, w, h, rng), "u16", kind);
       check(plateau_relief<float>(kind, w, h, rng), "float", kind);
     }
+}
+
+// The watershed tile by tile (watershed_tile): the image cut into tiles of 7 x 5, 16 x 16 and
+// 40 x 9 pixels, each tile relaxed with a ring of its neighbours' keys and labels, rounds over all
+// tiles until no key or label changes; the labels must be the flood's on the whole image, bit for
+// bit, on the plateau reliefs above (8-bit, 16-bit, float; 4- and 8-connected; with a mask).
+// Reports the rounds, and the cases must need more than one: the floods cross tile edges.
+template <class Space, class T>
+index_t tiled_watershed(Space const& space, HostImage<T> const& relief, HostImage<Label> const& markers,
+                        HostImage<std::uint8_t> const& mask, int connectivity, index_t tile_w, index_t tile_h,
+                        HostImage<Label>& labels) {
+  using M = typename Space::memory_space;
+  index_t const w = relief.width(), h = relief.height();
+  HostImage<std::uint64_t> keys("keys", w, h);
+  for (index_t y = 0; y < h; ++y)
+    for (index_t x = 0; x < w; ++x) keys(y, x) = watershed_key_unreached, labels(y, x) = 0;
+  for (index_t round = 1;; ++round) {
+    bool changed = false;
+    for (index_t ty = 0; ty < h; ty += tile_h)
+      for (index_t tx = 0; tx < w; tx += tile_w) {
+        index_t const tw = std::min(tile_w, w - tx), th = std::min(tile_h, h - ty);
+        HostImage<T> r("r", tw + 2, th + 2);
+        HostImage<Label> m("m", tw + 2, th + 2), l("l", tw + 2, th + 2);
+        HostImage<std::uint8_t> k_mask("k_mask", tw + 2, th + 2);
+        HostImage<std::uint64_t> k("k", tw + 2, th + 2);
+        for (index_t y = 0; y < th + 2; ++y)
+          for (index_t x = 0; x < tw + 2; ++x) {
+            index_t const gy = ty + y - 1, gx = tx + x - 1;
+            bool const inside = gy >= 0 && gy < h && gx >= 0 && gx < w;
+            r(y, x) = inside ? relief(gy, gx) : T(0);
+            m(y, x) = inside ? markers(gy, gx) : 0;
+            k_mask(y, x) = inside && (mask.empty() || mask(gy, gx) != 0) ? 1 : 0;
+            k(y, x) = inside ? keys(gy, gx) : watershed_key_unreached;
+            l(y, x) = inside ? labels(gy, gx) : 0;
+          }
+        ImageView<std::uint64_t, M> const k_on = test::to_space(space, k);
+        ImageView<Label, M> const l_on = test::to_space(space, l);
+        watershed_tile(space, ImageView<T const, M>(test::to_space(space, r)),
+                       ImageView<Label const, M>(test::to_space(space, m)), k_on, l_on, WatershedParams{connectivity},
+                       ImageView<std::uint8_t const, M>(test::to_space(space, k_mask)));
+        auto const k_out = test::to_host(space, k_on);
+        auto const l_out = test::to_host(space, l_on);
+        for (index_t y = 1; y <= th; ++y)
+          for (index_t x = 1; x <= tw; ++x) {
+            index_t const gy = ty + y - 1, gx = tx + x - 1;
+            EXPECT_LE(k_out(y, x), keys(gy, gx)) << "a key rose";
+            changed = changed || k_out(y, x) != keys(gy, gx) || l_out(y, x) != labels(gy, gx);
+            keys(gy, gx) = k_out(y, x);
+            labels(gy, gx) = l_out(y, x);
+          }
+      }
+    if (!changed) return round;
+  }
+}
+
+TYPED_TEST(WatershedOnBackend, TilesWithRingsEqualTheFlood) {
+  TypeParam space;
+  std::mt19937_64 rng(77);
+  index_t most_rounds = 0;
+  auto check = [&](auto const& relief, char const* type, int kind) {
+    using T = typename std::decay_t<decltype(relief)>::value_type;
+    index_t const w = relief.width(), h = relief.height();
+    HostImage<Label> markers("markers", w, h);
+    for (index_t y = 0; y < h; ++y)
+      for (index_t x = 0; x < w; ++x) markers(y, x) = rng() % 150 == 0 ? Label(1 + rng() % 12) : 0;
+    auto const mask = test::random_mask(w, h, 0.9, 5);
+    for (int connectivity : {4, 8})
+      for (bool with_mask : {false, true}) {
+        HostImage<std::uint8_t> const m = with_mask ? mask : HostImage<std::uint8_t>();
+        HostImage<Label> expected("expected", w, h);
+        watershed_flood(HostImage<T const>(relief), HostImage<Label const>(markers), expected,
+                        WatershedParams{connectivity}, HostImage<std::uint8_t const>(m));
+        for (auto [tw, th] : {std::pair<index_t, index_t>{7, 5}, {16, 16}, {40, 9}}) {
+          HostImage<Label> labels("labels", w, h);
+          index_t const rounds = tiled_watershed(space, relief, markers, m, connectivity, tw, th, labels);
+          most_rounds = std::max(most_rounds, rounds);
+          EXPECT_EQ(test::count_differences(labels, expected), 0)
+              << type << " kind " << kind << " connectivity " << connectivity << (with_mask ? " masked" : "")
+              << " tiles " << tw << "x" << th << " after " << rounds << " rounds";
+        }
+      }
+  };
+  for (int kind = 0; kind < 5; ++kind) {
+    check(plateau_relief<std::uint8_t>(kind, 61, 47, rng), "u8", kind);
+    check(plateau_relief<std::uint16_t>(kind, 61, 47, rng), "u16", kind);
+    check(plateau_relief<float>(kind, 61, 47, rng), "float", kind);
+  }
+  EXPECT_GT(most_rounds, 2) << "the floods cross tile edges: some case needs several rounds";
+  std::printf("watershed tiles: at most %lld rounds\n", (long long)most_rounds);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // (backends/cuda/distance_cuda.cpp, which redoes some rows with the envelope pass).
 #include "gigaseg/algorithms/convert.hpp"
 #include "gigaseg/algorithms/detail/stencil.hpp"
+#include "gigaseg/algorithms/distance_types.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/translation_unit.hpp"
 
@@ -22,16 +23,25 @@ namespace gigaseg::detail {
 // block of columns and walks the rows, its threads (GPU) or its vectorised inner loop (host) along
 // the block's columns, so every step reads a contiguous piece of a row. Returns whether the image
 // has any zero pixel.
+//
+// A band of rows of a larger image (`band` not empty, DistanceBand): the rows are absolute (the
+// band's first row is band.y), and the nearest zero pixels above and below the band continue each
+// column's scans. Returns whether any column has a zero pixel, in the band or beyond it.
 template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 bool nearest_zero_rows(ExecSpace const& space,
                        ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& in,
-                       ImageView<std::int32_t, typename ExecSpace::memory_space> const& rows) {
+                       ImageView<std::int32_t, typename ExecSpace::memory_space> const& rows,
+                       DistanceBand<typename ExecSpace::memory_space> const& band = {}) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   constexpr bool on_host = runs_on_host<ExecSpace>();
   constexpr int block = on_host ? 512 : 128;
   index_t const width = in.width(), height = in.height();
   int const blocks = int((width + block - 1) / block);
+  bool const carried = !band.empty();
+  std::int32_t const y0 = std::int32_t(band.y);
+  Kokkos::View<std::int32_t const*, typename ExecSpace::memory_space> const above_band = band.zero_above,
+                                                                            below_band = band.zero_below;
   int found = 0;
   Kokkos::parallel_reduce(
       "gigaseg::distance::columns", Policy(space, blocks, on_host ? 1 : block),
@@ -45,7 +55,7 @@ bool nearest_zero_rows(ExecSpace const& space,
           std::int32_t* const dst = rows.row(y);
           std::int32_t const* const prev = y > 0 ? rows.row(y - 1) : nullptr;
           Kokkos::parallel_for(columns, [&](index_t x) {
-            dst[x] = src[x] == 0 ? std::int32_t(y) : prev ? prev[x] : -1;
+            dst[x] = src[x] == 0 ? y0 + std::int32_t(y) : prev ? prev[x] : carried ? above_band(x) : -1;
           });
         }
         for (index_t y = height - 1; y >= 0; --y) {
@@ -54,9 +64,13 @@ bool nearest_zero_rows(ExecSpace const& space,
           std::int32_t const* const next = y + 1 < height ? rows.row(y + 1) : nullptr;
           Kokkos::parallel_for(columns, [&](index_t x) {
             // next[x] is already final: the nearest zero pixel at or below row y + 1, or above it.
+            std::int32_t const at = y0 + std::int32_t(y);
             std::int32_t const above = dst[x];
-            std::int32_t const below = src[x] == 0 ? std::int32_t(y) : next && next[x] > y ? next[x] : -1;
-            dst[x] = above < 0 ? below : below < 0 ? above : (y - above <= below - y ? above : below);
+            std::int32_t const below = src[x] == 0 ? at
+                                       : next      ? (next[x] > at ? next[x] : -1)
+                                       : carried   ? below_band(x)
+                                                   : -1;
+            dst[x] = above < 0 ? below : below < 0 ? above : (at - above <= below - at ? above : below);
           });
         }
         // A column has a zero pixel iff its top row's nearest one exists.
@@ -78,16 +92,19 @@ KOKKOS_INLINE_FUNCTION std::int64_t floor_div(std::int64_t a, std::int64_t b) {
 // real distance). A team (one thread) per row; its envelope (sites s, region starts t) lives in
 // team scratch. Where several columns give the minimum, the leftmost one wins (a later site must
 // be strictly better to take over). `only` (if not empty): just the rows y with only(y) != 0.
+// `rows` of a band of a larger image (nearest_zero_rows with a band) hold absolute rows: the band's
+// first row is row band_y of an image_height rows tall (0: the height of `rows`).
 template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void envelope_rows(ExecSpace const& space, ImageView<std::int32_t const, typename ExecSpace::memory_space> const& rows,
                    ImageView<float, typename ExecSpace::memory_space> const& distance,
                    ImageView<std::int64_t, typename ExecSpace::memory_space> const& squared,
                    ImageView<index_t, typename ExecSpace::memory_space> const& nearest,
-                   Kokkos::View<int const*, typename ExecSpace::memory_space> const& only = {}) {
+                   Kokkos::View<int const*, typename ExecSpace::memory_space> const& only = {}, index_t band_y = 0,
+                   index_t image_height = 0) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   index_t const width = rows.width(), height = rows.height();
-  std::int64_t const far = width + height;
+  std::int64_t const far = width + (image_height > 0 ? image_height : height);
   bool const want_squared = !squared.empty(), want_nearest = !nearest.empty();
   bool const subset = only.extent(0) > 0;
   // Work arrays (squares, sites, region starts: 16 bytes a column): host teams take them from
@@ -113,8 +130,9 @@ void envelope_rows(ExecSpace const& space, ImageView<std::int32_t const, typenam
           auto* const s = reinterpret_cast<std::int32_t*>(squares + width);
           std::int32_t* const t = s + width;
           std::int32_t const* const row = rows.row(y);
+          index_t const at = band_y + y;  // the row in the image
           for (index_t i = 0; i < width; ++i) {
-            std::int64_t const g = row[i] < 0 ? far : (row[i] > y ? row[i] - y : y - row[i]);
+            std::int64_t const g = row[i] < 0 ? far : (row[i] > at ? row[i] - at : at - row[i]);
             squares[i] = g * g;
           }
           auto g2 = [&](index_t i) { return squares[i]; };

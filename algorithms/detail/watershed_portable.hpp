@@ -25,25 +25,39 @@
 
 namespace gigaseg::detail {
 
+//
+// With `ring_keys` (watershed_tile: a tile of a larger image and a ring of one pixel around it),
+// the ring's pixels are fixed: their keys are read from ring_keys and their labels from `out`, and
+// each is a root (its own parent) with that label; the tile's keys are written to ring_keys.
 template <class ExecSpace, class T, class Unit = detail::unit_for<ExecSpace>>
 void watershed_portable(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& relief,
                         ImageView<Label const, typename ExecSpace::memory_space> const& markers,
                         ImageView<Label, typename ExecSpace::memory_space> const& out, int connectivity,
-                        ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask) {
+                        ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask,
+                        ImageView<std::uint64_t, typename ExecSpace::memory_space> const& ring_keys = {}) {
   index_t const width = relief.width(), height = relief.height();
   bool const masked = !mask.empty();
   bool const eight = connectivity == 8;
+  bool const ringed = !ring_keys.empty();
   using Key = WatershedKey<T>;
   // Temporaries from the stream-ordered pool on CUDA (core/scratch.hpp).
-  ScratchImage<std::uint64_t, ExecSpace> const key_memory(space, "gigaseg::watershed::key", width, height);
+  ScratchImage<std::uint64_t, ExecSpace> const key_memory(space, "gigaseg::watershed::key", ringed ? 0 : width,
+                                                          ringed ? 0 : height);
   // Parents as raster indices into an unpitched array: pointer jumping then needs no division.
   ScratchArray<index_t, ExecSpace> const parent_memory(space, "gigaseg::watershed::parent",
                                                        std::size_t(width * height));
-  auto const& key = key_memory.view();
+  auto const& key = ringed ? ring_keys : key_memory.view();
   auto const& parent = parent_memory.view();
+  auto on_ring = [=] KOKKOS_FUNCTION(index_t y, index_t x) {
+    return ringed && (y == 0 || x == 0 || y == height - 1 || x == width - 1);
+  };
 
   for_each_row_pixel(
       space, "gigaseg::watershed::init", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
+        if (on_ring(y, x)) {  // a fixed root: key and label as given
+          parent(y * width + x) = y * width + x;
+          return;
+        }
         bool const inside = !masked || mask(y, x) != 0;
         Label const m = inside ? markers(y, x) : Label(0);
         key(y, x) = m != 0 ? Key::marker(level_key(relief(y, x))) : Key::unreached;
@@ -52,7 +66,8 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
 
   // The neighbour offsets in raster order (the 4-neighbourhood: up, left, right, down), inside
   // the image. The relaxation needs no mask test: pixels outside the mask keep `unreached`, whose
-  // step is `unreached`, so they never lower a key.
+  // step is `unreached`, so they never lower a key. (A ring pixel outside the mask has the key
+  // `unreached` too, and one with a smaller key is inside it.)
   auto in_image = [=] KOKKOS_FUNCTION(int i, index_t y, index_t x, index_t& ny, index_t& nx) {
     static constexpr int dy8[] = {-1, -1, -1, 0, 0, 1, 1, 1}, dx8[] = {-1, 0, 1, -1, 1, -1, 0, 1};
     static constexpr int dy4[] = {-1, 0, 0, 1}, dx4[] = {0, -1, 1, 0};
@@ -62,7 +77,7 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
   };
   // ... and inside the mask.
   auto neighbour = [=] KOKKOS_FUNCTION(int i, index_t y, index_t x, index_t& ny, index_t& nx) {
-    return in_image(i, y, x, ny, nx) && (!masked || mask(ny, nx) != 0);
+    return in_image(i, y, x, ny, nx) && (!masked || on_ring(ny, nx) || mask(ny, nx) != 0);
   };
   int const count = eight ? 8 : 4;
 
@@ -70,6 +85,7 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
   relax_to_fixpoint(
       space, "gigaseg::watershed::relax", key,
       KOKKOS_LAMBDA(index_t y, index_t x, std::uint64_t own, TileAccess<std::uint64_t> const& at) {
+        if (on_ring(y, x)) return own;
         if (masked && mask(y, x) == 0) return own;
         if (markers(y, x) != 0) return own;  // a marker (inside the mask)
         std::uint32_t const level_q = level_key(relief(y, x));
@@ -121,7 +137,9 @@ void watershed_portable(ExecSpace const& space, ImageView<T const, typename Exec
   for_each_row_pixel(
       space, "gigaseg::watershed::labels", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
         index_t const root = parent(y * width + x);
-        out(y, x) = root < 0 ? Label(0) : markers(root / width, root % width);
+        if (on_ring(y, x)) return;  // a ring pixel's label is an input
+        index_t const ry = root / width, rx = root % width;
+        out(y, x) = root < 0 ? Label(0) : on_ring(ry, rx) ? out(ry, rx) : markers(ry, rx);
       });
 }
 

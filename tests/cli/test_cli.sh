@@ -284,6 +284,21 @@ for method in otsu value=100 mean=11,2; do
   expect 0 "threshold-$method-untile" -- --compression none convert "$work/t-tiled.tif" "$work/t-untiled.tif"
   check "threshold-$method-tiled-same" cmp -s "$work/t-memory.tif" "$work/t-untiled.tif"
 done
+# edt in bands of whole rows: the in-memory distances, byte for byte, with --tile (bands of 16 rows)
+# and chosen by --memory-limit (bands as tall as the limit holds); no zero pixel names the file.
+expect 0 edt-memory -- --compression none edt "$work/t-memory.tif" "$work/d-memory.tif"
+expect 0 edt-tiled -- --json edt "$work/t-memory.tif" "$work/d-tiled.tif" --tile 32x16
+check edt-tiled-json python3 -c "import json; d=json.load(open('$work/out')); t=d['tiled']; assert t['passes']==2 and t['tile_height']==16 and t['pixel_bytes_written']==4*d['width']*d['height']"
+expect 0 edt-tiled-untile -- --compression none convert "$work/d-tiled.tif" "$work/d-untiled.tif"
+check edt-tiled-same cmp -s "$work/d-memory.tif" "$work/d-untiled.tif"
+expect 0 edt-limit -- --json edt "$work/t-memory.tif" "$work/d-limit.tif" --memory-limit 100K
+check edt-limit-banded python3 -c "import json; d=json.load(open('$work/out')); t=d['tiled']; assert t['tile_width']==4096 and t['tile_height']==16, t"
+expect 0 edt-limit-untile -- --compression none convert "$work/d-limit.tif" "$work/d-untiled.tif"
+check edt-limit-same cmp -s "$work/d-memory.tif" "$work/d-untiled.tif"
+expect 0 edt-no-zero-tif -- convert "$work/f.pgm" "$work/f.tif"
+expect 3 edt-tiled-no-zero -- edt "$work/f.tif" "$work/fe.tif" --tile 16x16
+check edt-tiled-no-zero-names one_line_naming "f.tif"
+check edt-tiled-no-zero-no-output test ! -e "$work/fe.tif"
 expect 0 histogram-memory -- histogram "$work/tissue.tif"
 cp "$work/out" "$work/h-memory.csv"
 expect 0 histogram-tiled -- histogram "$work/tissue.tif" --tile 48x32
