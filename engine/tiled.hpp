@@ -10,6 +10,7 @@
 #include "gigaseg/algorithms/label_types.hpp"
 #include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
+#include "gigaseg/algorithms/watershed_types.hpp"
 #include "gigaseg/core/context.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
@@ -221,6 +222,29 @@ constexpr double distance_band_bytes_per_pixel = 17;
 // `memory_bytes` for an image `width` pixels wide, with `threads` threads reading and writing (each
 // holding a band's pixels or distances, 4 bytes a pixel, on top of the one computed).
 index_t distance_band_rows(index_t width, std::size_t memory_bytes, int threads);
+
+struct TiledWatershedResult {
+  index_t rounds = 0;             // rounds over the tiles until no border changed
+  index_t tile_computations = 0;  // tiles computed in all, the last pass included
+  TiledReport report;             // passes: rounds + 1
+};
+
+// The marker-based watershed (algorithms/watershed.hpp) of the TIFFs `relief` (8/16-bit or
+// float), `markers` (8/16/32-bit labels, 0 = unlabelled) and `mask` (empty: none; gray, 0 =
+// outside), all of one size, written to `output` (.tif, 32-bit labels, tiled): equal, label for
+// label, to watershed() on the whole images.
+//
+// The watershed is global (a flood can cross the image), so each tile is computed with a ring of
+// one pixel around it (watershed_tile): its neighbours' border keys and labels as known so far,
+// kept between rounds for the rows and columns on either side of every seam (12 bytes a pixel of
+// those lines). Round 1 computes every tile; each later round the tiles whose ring changed, in
+// raster order, a tile seeing the borders computed before it in the round. Keys only fall, so the
+// rounds end at the whole image's keys and labels; a last pass computes every tile again and
+// writes its labels. The rounds needed grow with the tiles a flood path crosses (a spiral plateau
+// through every tile takes about one round per crossing).
+TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::string const& relief,
+                                     std::string const& markers, std::string const& mask, std::string const& output,
+                                     WatershedParams const& params = {}, TiledOptions const& options = {});
 
 struct TiledNucleiResult {
   int threshold = 0;

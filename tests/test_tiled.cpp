@@ -12,6 +12,7 @@
 #include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "gigaseg/algorithms/pipelines/synthetic.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
+#include "gigaseg/algorithms/watershed.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/engine/tile_pipeline.hpp"
 #include "gigaseg/engine/tiled.hpp"
@@ -22,6 +23,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -43,7 +45,7 @@ class Tiled : public ::testing::Test {
     dir_ = pattern;
   }
   void TearDown() override {
-    for (char const* name : {"in.tif", "out.tif"}) std::remove((dir_ + "/" + name).c_str());
+    for (char const* name : {"in.tif", "out.tif", "markers.tif", "mask.tif"}) std::remove((dir_ + "/" + name).c_str());
     rmdir(dir_.c_str());
   }
   std::string path(char const* name) const { return dir_ + "/" + name; }
@@ -382,6 +384,84 @@ TYPED_TEST(Tiled, DistanceEqualsTheWholeImage) {
     EXPECT_NE(std::string(e.what()).find("in.tif"), std::string::npos) << e.what();
   }
   EXPECT_NE(access(this->path("out.tif").c_str(), F_OK), 0) << "nothing under the output's name";
+}
+
+// The watershed under tiling: the labels of the flood on the whole image, label for label, for
+// reliefs with plateaus (8-bit, 16-bit, float), scattered markers (16- and 32-bit files), with and
+// without a mask, 4- and 8-connected, tiles of 16 x 16 and 32 x 48; and a spiral corridor of one
+// level through every tile, flooded from its outer end, which needs a round per tile crossing.
+TYPED_TEST(Tiled, WatershedEqualsTheWholeImage) {
+  ExecutionContext context(context_on<TypeParam>());
+  auto check = [&](auto const& relief, HostImage<Label> const& markers, HostImage<std::uint8_t> const& mask,
+                   int connectivity, index_t tw, index_t th, char const* name) {
+    using T = typename std::decay_t<decltype(relief)>::value_type;
+    SCOPED_TRACE(std::string(name) + " connectivity " + std::to_string(connectivity) + " tiles " + std::to_string(tw) +
+                 "x" + std::to_string(th) + (mask.empty() ? "" : " masked"));
+    HostImage<Label> expected("expected", relief.width(), relief.height());
+    watershed_flood(HostImage<T const>(relief), HostImage<Label const>(markers), expected,
+                    WatershedParams{connectivity}, HostImage<std::uint8_t const>(mask));
+    write_image(this->path("in.tif"), relief);
+    write_image(this->path("markers.tif"), markers);
+    if (!mask.empty()) write_image(this->path("mask.tif"), mask);
+    TiledOptions options;
+    options.tile_width = tw;
+    options.tile_height = th;
+    TiledWatershedResult const result = watershed_tiled(context, this->path("in.tif"), this->path("markers.tif"),
+                                                        mask.empty() ? std::string() : this->path("mask.tif"),
+                                                        this->path("out.tif"), WatershedParams{connectivity}, options);
+    AnyHostImage const written = read_image(this->path("out.tif"));
+    EXPECT_TRUE(std::holds_alternative<HostImage<Label>>(written));
+    if (std::holds_alternative<HostImage<Label>>(written)) {
+      EXPECT_EQ(test::count_differences(std::get<HostImage<Label>>(written), expected), 0)
+          << "after " << result.rounds << " rounds";
+    }
+    index_t const tiles = ((relief.width() + tw - 1) / tw) * ((relief.height() + th - 1) / th);
+    EXPECT_EQ(result.report.tiles, tiles);
+    EXPECT_GE(result.tile_computations, 2 * tiles);
+    EXPECT_EQ(result.report.passes, result.rounds + 1);
+    return result.rounds;
+  };
+  index_t const w = 97, h = 83;
+  HostImage<Label> markers("markers", w, h);
+  auto const noise = test::noise_u8(w, h, 31);
+  for (index_t y = 0; y < h; ++y)
+    for (index_t x = 0; x < w; ++x) markers(y, x) = noise(y, x) < 2 ? Label(1 + (x * 7 + y) % 300) : 0;
+  HostImage<std::uint8_t> mask("mask", w, h), none;
+  for (index_t y = 0; y < h; ++y)
+    for (index_t x = 0; x < w; ++x) mask(y, x) = (x / 9 + y / 11) % 5 == 0 && x % 13 == 5 ? 0 : 255;
+  HostImage<std::uint8_t> relief8("relief8", w, h);
+  HostImage<std::uint16_t> relief16("relief16", w, h);
+  HostImage<float> relief32("relief32", w, h);
+  for (index_t y = 0; y < h; ++y)
+    for (index_t x = 0; x < w; ++x) {
+      relief8(y, x) = std::uint8_t((x + 2 * y) / 13 % 4);  // plateaus
+      relief16(y, x) = std::uint16_t(noise(y, x) / 64 * 1000);
+      relief32(y, x) = float(std::sin(double(x) / 7.0) + std::cos(double(y) / 5.0));
+    }
+  for (int connectivity : {4, 8}) {
+    check(relief8, markers, none, connectivity, 16, 16, "8-bit plateaus");
+    check(relief8, markers, mask, connectivity, 32, 48, "8-bit plateaus");
+    check(relief16, markers, mask, connectivity, 16, 16, "16-bit");
+    check(relief32, markers, none, connectivity, 32, 48, "float");
+  }
+  // The spiral: walls (level 9) leaving a corridor (level 1) that winds inwards through every tile.
+  index_t const side = 96;
+  HostImage<std::uint8_t> spiral_relief("spiral", side, side);
+  for (index_t y = 0; y < side; ++y)
+    for (index_t x = 0; x < side; ++x) {
+      index_t const ring = std::min(std::min(x, y), std::min(side - 1 - x, side - 1 - y));
+      bool wall = ring % 2 == 1;
+      if (wall && x == ring && y == ring + 1) wall = false;  // the door of each wall ring
+      spiral_relief(y, x) = wall ? 9 : 1;
+    }
+  HostImage<Label> one("one", side, side);
+  for (index_t y = 0; y < side; ++y)
+    for (index_t x = 0; x < side; ++x) one(y, x) = 0;
+  one(0, side - 1) = 7;
+  one(side / 2, side / 2) = 8;
+  index_t const rounds = check(spiral_relief, one, none, 4, 16, 16, "spiral corridor");
+  EXPECT_GT(rounds, 5) << "a corridor through every tile needs many rounds";
+  std::printf("watershed_tiled: the spiral corridor took %lld rounds over 6 x 6 tiles\n", (long long)rounds);
 }
 
 TYPED_TEST(Tiled, HistogramEqualsTheWholeImage) {

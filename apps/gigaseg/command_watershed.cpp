@@ -1,10 +1,13 @@
 // gigaseg watershed RELIEF MARKERS OUT [--mask MASK] [--connectivity 4|8]: marker-based watershed
 // by flooding, skimage.segmentation.watershed(relief, markers, connectivity, mask) semantics
 // (algorithms/watershed.hpp), deterministic on every backend. RELIEF: 8/16-bit or float;
-// MARKERS: a label image (8/16/32-bit, 0 = unlabelled); MASK: nonzero = inside.
+// MARKERS: a label image (8/16/32-bit, 0 = unlabelled); MASK: nonzero = inside. With --tile or
+// past --memory-limit, tile by tile (engine/tiled.hpp, watershed_tiled).
 #include "gigaseg/algorithms/watershed.hpp"
 #include "apps/gigaseg/backend_dispatch.hpp"
 #include "apps/gigaseg/label_output.hpp"
+#include "apps/gigaseg/tiling.hpp"
+#include "gigaseg/engine/tiled.hpp"
 
 #include <algorithm>
 #include <string>
@@ -51,7 +54,7 @@ HostImage<std::uint8_t> as_mask(AnyHostImage const& image, std::string const& pa
 
 Command make_watershed_command(CLI::App& parent) {
   struct Arguments {
-    std::string relief, markers, output, mask;
+    std::string relief, markers, output, mask, tile, memory_limit;
     int connectivity = 4;
   };
   auto arguments = std::make_shared<Arguments>();
@@ -68,8 +71,34 @@ Command make_watershed_command(CLI::App& parent) {
       ->add_option("--connectivity", arguments->connectivity,
                    "4 or 8 neighbours (skimage's 1 or 2; default 4 as skimage)")
       ->check(CLI::IsMember({4, 8}));
+  add_tiling_options(*command.app, arguments->tile, arguments->memory_limit);
   command.run = [arguments](Session& session) {
     check_label_output(arguments->output);
+    session.report["command"] = "watershed";
+    session.report["connectivity"] = arguments->connectivity;
+    Tiling const tiling =
+        choose_tiling(session, arguments->relief, arguments->tile, arguments->memory_limit, arguments->output);
+    if (tiling.tiled()) {
+      GIGASEG_REQUIRE(format_for_extension(arguments->output) == ImageFormat::tiff, ErrorKind::usage, arguments->output,
+                      "tiled labels are written to a .tif or .tiff file");
+      for (std::string const* path : {&arguments->markers, &arguments->mask})
+        GIGASEG_REQUIRE(path->empty() || format_for_extension(*path) == ImageFormat::tiff, ErrorKind::usage, *path,
+                        "tile by tile the markers and the mask are read by region: give TIFF files");
+      TiledWatershedResult result;
+      {
+        StageTimer timer(session, "compute");  // reading, flooding and writing interleave
+        result = watershed_tiled(session.context, tiling.engine_input(session), arguments->markers, arguments->mask,
+                                 arguments->output, WatershedParams{arguments->connectivity},
+                                 tiled_options(tiling, session));
+      }
+      ImageShape const shape = image_shape(arguments->relief);
+      session.report["width"] = shape.width;
+      session.report["height"] = shape.height;
+      session.report["tiled"] = tiled_report(tiling, result.report);
+      session.report["tiled"]["rounds"] = result.rounds;
+      session.report["tiled"]["tile_computations"] = result.tile_computations;
+      return;
+    }
     AnyHostImage relief;
     HostImage<Label> markers;
     HostImage<std::uint8_t> mask;
@@ -119,10 +148,8 @@ Command make_watershed_command(CLI::App& parent) {
       StageTimer timer(session, "write");
       write_label_image(arguments->output, labels, index_t(largest));
     }
-    session.report["command"] = "watershed";
     session.report["width"] = labels.width();
     session.report["height"] = labels.height();
-    session.report["connectivity"] = arguments->connectivity;
     session.report["largest_label"] = largest;
   };
   return command;

@@ -286,6 +286,7 @@ for method in otsu value=100 mean=11,2; do
 done
 # edt in bands of whole rows: the in-memory distances, byte for byte, with --tile (bands of 16 rows)
 # and chosen by --memory-limit (bands as tall as the limit holds); no zero pixel names the file.
+expect 0 threshold-dots -- threshold "$work/dots.tif" "$work/t-dots.tif" --method otsu
 expect 0 edt-memory -- --compression none edt "$work/t-memory.tif" "$work/d-memory.tif"
 expect 0 edt-tiled -- --json edt "$work/t-memory.tif" "$work/d-tiled.tif" --tile 32x16
 check edt-tiled-json python3 -c "import json; d=json.load(open('$work/out')); t=d['tiled']; assert t['passes']==2 and t['tile_height']==16 and t['pixel_bytes_written']==4*d['width']*d['height']"
@@ -299,6 +300,17 @@ expect 0 edt-no-zero-tif -- convert "$work/f.pgm" "$work/f.tif"
 expect 3 edt-tiled-no-zero -- edt "$work/f.tif" "$work/fe.tif" --tile 16x16
 check edt-tiled-no-zero-names one_line_naming "f.tif"
 check edt-tiled-no-zero-no-output test ! -e "$work/fe.tif"
+# watershed tile by tile: the in-memory labels, byte for byte (the random image as the relief, its
+# components as the markers, the Otsu mask); markers that are no TIFF are refused by name.
+expect 0 watershed-memory -- --compression none watershed "$work/dots.tif" "$work/dots-memory.tif" \
+  "$work/ws-memory.tif" --mask "$work/t-dots.tif" --connectivity 8
+expect 0 watershed-tiled -- --json watershed "$work/dots.tif" "$work/dots-memory.tif" "$work/ws-tiled.tif" \
+  --mask "$work/t-dots.tif" --connectivity 8 --tile 32x48
+check watershed-tiled-json python3 -c "import json; d=json.load(open('$work/out')); t=d['tiled']; assert t['rounds']>=2 and t['tiles']==50 and t['passes']==t['rounds']+1, t"
+expect 0 watershed-tiled-untile -- --compression none convert "$work/ws-tiled.tif" "$work/ws-untiled.tif"
+check watershed-tiled-same cmp -s "$work/ws-memory.tif" "$work/ws-untiled.tif"
+expect 2 watershed-tiled-pgm-markers -- watershed "$work/dots.tif" "$work/dots.pgm" "$work/x.tif" --tile 32x48
+check watershed-tiled-pgm-markers-names one_line_naming "dots.pgm"
 expect 0 histogram-memory -- histogram "$work/tissue.tif"
 cp "$work/out" "$work/h-memory.csv"
 expect 0 histogram-tiled -- histogram "$work/tissue.tif" --tile 48x32
