@@ -12,7 +12,8 @@
 #           diagonally in places, and one-pixel diagonal bridges over every tile corner;
 #   far     the distance transform's adversarial mask: zero pixels only in the top left 4 x 4
 #           corner, so that most distances are over 10000 pixels and come from bands far above.
-# The distance transform also runs on the photograph's Otsu mask (threshold, in memory).
+# The distance transform also runs on the photograph's Otsu mask (threshold, in memory), and the
+# watershed floods the photograph from that mask's components.
 # Tile sizes must be multiples of 16 (they are the output's TIFF tiles): 1008x704 stands for "a
 # size that divides nothing", its tiles' edges falling anywhere in the image.
 set -uo pipefail
@@ -98,6 +99,13 @@ run convolve tif no photo convolve @IN "$work/kernel.txt" @OUT --method direct
 for image in mask spiral far; do
   run edt tif no "$image" edt @IN @OUT
 done
+# The watershed of the photograph from the components of its Otsu mask (4-connected) as markers,
+# inside the spiral mask: floods that run along the spiral's arms through many tiles.
+if [[ -z ${OPS:-} || " $OPS " == *" watershed "* ]]; then
+  [[ -s $work/markers.tif ]] || "$gigaseg" --quiet label "$work/mask.tif" "$work/markers.tif" --connectivity 4 \
+    --tile 4096x4096 >/dev/null || exit 2
+fi
+run watershed tif no photo watershed @IN "$work/markers.tif" @OUT --mask "$work/spiral.tif" --connectivity 8
 
 say "compared $compared outputs at ${size}x${size}, tiles: $tiles; $failed differ or failed"
 [[ $failed == 0 ]]
