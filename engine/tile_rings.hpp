@@ -1,0 +1,179 @@
+#pragma once
+// The tile engine's rounds for global fixpoints (the watershed's keys, the markers' reconstruction
+// and plateaus): each tile is computed with a ring of one pixel around it that holds what its
+// neighbours have found on their borders so far; rounds over the tiles whose ring changed go on
+// until none changes. The values of the image rows and columns on either side of every seam are
+// kept between rounds (Seams); nothing else of a tile is.
+#include "gigaseg/core/image.hpp"
+#include "gigaseg/core/transfer.hpp"
+#include "gigaseg/engine/tile_pipeline.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+namespace gigaseg::detail {
+
+// The tiles of a width x height image, in raster order: tile t covers core(t).
+struct TileGrid {
+  index_t width = 0, height = 0, tile_width = 0, tile_height = 0, across = 0, down = 0;
+  TileGrid(index_t w, index_t h, index_t tw, index_t th)
+      : width(w), height(h), tile_width(tw), tile_height(th), across((w + tw - 1) / tw), down((h + th - 1) / th) {}
+  index_t tiles() const noexcept { return across * down; }
+  Region core(index_t t) const {
+    index_t const x = (t % across) * tile_width, y = (t / across) * tile_height;
+    return Region{x, y, std::min(tile_width, width - x), std::min(tile_height, height - y)};
+  }
+  // The core and its ring, clipped to the image: what is read of the image for the tile.
+  Region ringed(Region const& core) const {
+    index_t const x0 = std::max<index_t>(0, core.x - 1), y0 = std::max<index_t>(0, core.y - 1);
+    index_t const x1 = std::min(width, core.x + core.width + 1), y1 = std::min(height, core.y + core.height + 1);
+    return Region{x0, y0, x1 - x0, y1 - y0};
+  }
+};
+
+// The values (V) of the pixels on either side of every seam between tiles: the rows
+// k * tile_height - 1 and k * tile_height, and the columns likewise. Pixels not yet computed, and
+// pixels outside the image, hold `unknown`.
+template <class V>
+class Seams {
+ public:
+  Seams(TileGrid const& grid, V unknown)
+      : grid_(grid),
+        unknown_(unknown),
+        rows_(std::size_t(2 * (grid.down - 1) * grid.width), unknown),
+        columns_(std::size_t(2 * (grid.across - 1) * grid.height), unknown) {}
+  V get(index_t y, index_t x) const {
+    std::size_t i = 0;
+    if (y < 0 || x < 0 || y >= grid_.height || x >= grid_.width) return unknown_;
+    if (row_index(y, x, i)) return rows_[i];
+    if (column_index(y, x, i)) return columns_[i];
+    return unknown_;
+  }
+  // Stores pixel (y, x) wherever it lies on a seam; whether that changed anything.
+  bool put(index_t y, index_t x, V const& value) {
+    bool changed = false;
+    std::size_t i = 0;
+    if (row_index(y, x, i)) {
+      changed = changed || !(rows_[i] == value);
+      rows_[i] = value;
+    }
+    if (column_index(y, x, i)) {
+      changed = changed || !(columns_[i] == value);
+      columns_[i] = value;
+    }
+    return changed;
+  }
+  // The ring of tile `core` into `image` ((core.width + 2) x (core.height + 2); its inside is left).
+  void ring_into(Region const& core, HostImage<V> const& image) const {
+    index_t const w = core.width + 2, h = core.height + 2;
+    for (index_t y = 0; y < h; ++y)
+      for (index_t x = 0; x < w; x += (y == 0 || y == h - 1) ? 1 : w - 1)
+        image(y, x) = get(core.y - 1 + y, core.x - 1 + x);
+  }
+
+ private:
+  // The slot of a seam line through `at` (a row or a column): the lines at k * tile - 1 and k * tile.
+  static bool line(index_t at, index_t tile, index_t size, std::size_t& slot) {
+    index_t const k = (at + 1) / tile;
+    if (k < 1 || k * tile >= size) return false;
+    if (at == k * tile - 1) return slot = std::size_t(2 * (k - 1)), true;
+    if (at == k * tile) return slot = std::size_t(2 * (k - 1) + 1), true;
+    return false;
+  }
+  bool row_index(index_t y, index_t x, std::size_t& i) const {
+    std::size_t slot = 0;
+    if (!line(y, grid_.tile_height, grid_.height, slot)) return false;
+    i = slot * std::size_t(grid_.width) + std::size_t(x);
+    return true;
+  }
+  bool column_index(index_t y, index_t x, std::size_t& i) const {
+    std::size_t slot = 0;
+    if (!line(x, grid_.tile_width, grid_.width, slot)) return false;
+    i = slot * std::size_t(grid_.height) + std::size_t(y);
+    return true;
+  }
+  TileGrid grid_;
+  V unknown_;
+  std::vector<V> rows_, columns_;
+};
+
+// The border rows and columns of a tile computed in `ringed` (the tile and its ring, on `space`):
+// its top row, bottom row, left column and right column, in that order, on the host.
+template <class Space, class T>
+std::vector<std::remove_const_t<T>> border_of(Space const& space,
+                                              ImageView<T, typename Space::memory_space> const& ringed) {
+  index_t const w = ringed.width() - 2, h = ringed.height() - 2;
+  std::vector<std::remove_const_t<T>> border;
+  border.reserve(std::size_t(2 * (w + h)));
+  for (Region const& line : {Region{1, 1, w, 1}, Region{1, h, w, 1}, Region{1, 1, 1, h}, Region{w, 1, 1, h}}) {
+    HostImage<std::remove_const_t<T>> const part =
+        clone<Kokkos::HostSpace>(space, ringed.roi(line.x, line.y, line.width, line.height), "gigaseg::tiled::border");
+    space.fence();
+    for (index_t y = 0; y < line.height; ++y)
+      for (index_t x = 0; x < line.width; ++x) border.push_back(part(y, x));
+  }
+  return border;
+}
+
+// Rounds over the tiles of `grid` until no tile's ring changes: round 1 computes every tile, each
+// later round the tiles next to a border that changed in the round before, in raster order (a
+// tile sees the borders computed before it in its round). read(t) reads tile t's inputs (on reader
+// threads, ahead); compute(t, input) computes it with its ring from `seams` and returns its border
+// (border_of's order), which goes into the seams. Returns the rounds and the tiles computed.
+struct RoundsDone {
+  index_t rounds = 0, computations = 0;
+};
+template <class V, class Read, class Compute>
+RoundsDone ring_rounds(TileGrid const& grid, Seams<V>& seams, Read&& read, Compute&& compute, StageSeconds* seconds,
+                       std::function<void(index_t, index_t)> const& progress = {}) {
+  index_t const tiles = grid.tiles();
+  std::vector<char> dirty(std::size_t(tiles), 1);
+  auto mark = [&](index_t r, index_t c) {
+    if (r >= 0 && r < grid.down && c >= 0 && c < grid.across) dirty[std::size_t(r * grid.across + c)] = 1;
+  };
+  RoundsDone done;
+  for (;;) {
+    std::vector<index_t> todo;
+    for (index_t t = 0; t < tiles; ++t)
+      if (dirty[std::size_t(t)]) todo.push_back(t);
+    if (todo.empty()) return done;
+    ++done.rounds;
+    done.computations += index_t(todo.size());
+    pipeline_tiles(
+        todo.size(), [&](std::size_t i) { return read(todo[i]); },
+        [&](std::size_t i, auto&& input) {
+          index_t const t = todo[i];
+          dirty[std::size_t(t)] = 0;
+          Region const core = grid.core(t);
+          std::vector<V> const border = compute(t, std::move(input));
+          index_t const r = t / grid.across, c = t % grid.across;
+          std::size_t k = 0;
+          for (int side = 0; side < 4; ++side) {
+            bool changed = false;
+            index_t const n = side < 2 ? core.width : core.height;
+            for (index_t j = 0; j < n; ++j, ++k) {
+              index_t const y = side == 0 ? core.y : side == 1 ? core.y + core.height - 1 : core.y + j;
+              index_t const x = side == 2 ? core.x : side == 3 ? core.x + core.width - 1 : core.x + j;
+              changed = seams.put(y, x, border[k]) || changed;
+            }
+            if (!changed) continue;
+            for (index_t d = -1; d <= 1; ++d) {  // the neighbours beyond that side, corners included
+              if (side == 0) mark(r - 1, c + d);
+              if (side == 1) mark(r + 1, c + d);
+              if (side == 2) mark(r + d, c - 1);
+              if (side == 3) mark(r + d, c + 1);
+            }
+          }
+          if (progress) progress(index_t(i) + 1, index_t(todo.size()));
+          return 0;
+        },
+        [](std::size_t, int) {}, PipelineWorkers{1, 1, seconds});
+  }
+}
+
+}  // namespace gigaseg::detail
