@@ -55,6 +55,27 @@ template <class ExecSpace>
 index_t merge_small_regions(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory_space> const& labels,
                             index_t count, index_t min_area);
 
+// distance_markers()'s two propagations on one tile of a larger image, for images never whole in
+// memory (the tile engine, engine/tiled.hpp, distance_markers_tiled): `distance` holds the tile
+// and a ring of one pixel around it (0 beyond the image), and so do `rec` and `lower`. On the ring
+// they are inputs, the values of those pixels in the whole image as far as known; inside they are
+// outputs given the ring's, the whole image's once the ring's are. Both are least fixpoints that
+// only rise as the ring's values rise, so rounds over the tiles, passing borders, reach the whole
+// image's (as for watershed_tile). Portable path on every backend.
+//   h_maxima_tile: rec = the reconstruction by dilation of D - h under D over the foreground
+//     (ring: the reconstruction, or the lowest float where not known).
+//   regional_maxima_tile: lower = 0 on the regional maxima of rec over the foreground, 1 elsewhere
+//     (ring: the flags, 0 where not known; rec final on the tile and its ring).
+template <class ExecSpace>
+void h_maxima_tile(ExecSpace const& space, ImageView<float const, typename ExecSpace::memory_space> const& distance,
+                   ImageView<float, typename ExecSpace::memory_space> const& rec, MarkerParams const& params = {});
+template <class ExecSpace>
+void regional_maxima_tile(ExecSpace const& space,
+                          ImageView<float const, typename ExecSpace::memory_space> const& distance,
+                          ImageView<float const, typename ExecSpace::memory_space> const& rec,
+                          ImageView<std::uint8_t, typename ExecSpace::memory_space> const& lower,
+                          MarkerParams const& params = {});
+
 // The path distance_markers() takes on ExecSpace for a requested path (MarkerParams::path): the
 // tuned path on OpenMP runs the two propagations as sequential O(N) algorithms
 // (backends/openmp/markers_openmp.cpp), the portable one as tile relaxations.

@@ -19,6 +19,11 @@ struct MergeRegionsAlgorithm {
   static constexpr char const* name = "merge_small_regions";
 };
 
+// The tag of h_maxima_tile() and regional_maxima_tile() (no backend has a tuned path for them).
+struct MarkersTileAlgorithm {
+  static constexpr char const* name = "markers_tile";
+};
+
 struct MarkerParams {
   float h = 1.0f;               // h-maxima height, in distance units (pixels); > 0
   float min_separation = 0.f;   // pixels; 0 keeps every h-maximum

@@ -4,7 +4,9 @@
 // neighbours have found on their borders so far; rounds over the tiles whose ring changed go on
 // until none changes. The values of the image rows and columns on either side of every seam are
 // kept between rounds (Seams); nothing else of a tile is.
+#include "gigaseg/core/error.hpp"
 #include "gigaseg/core/image.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/transfer.hpp"
 #include "gigaseg/engine/tile_pipeline.hpp"
 
@@ -14,6 +16,9 @@
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 namespace gigaseg::detail {
@@ -35,6 +40,32 @@ struct TileGrid {
     return Region{x0, y0, x1 - x0, y1 - y0};
   }
 };
+
+// `image` (read from `extended`, the tile's ring clipped to the image) copied into a
+// (core.width + 2) x (core.height + 2) image with `convert(value)`, zero beyond the image; an
+// image whose pixels `convert` does not take is an Error(input) naming `path`: `refusal` and the
+// pixel type. Exact: only pixels of type Out.
+template <class Out, bool Exact, class Convert>
+HostImage<Out> ringed_copy(AnyHostImage const& image, Region const& core, Region const& extended, Convert&& convert,
+                           std::string const& path, char const* refusal) {
+  HostImage<Out> out("gigaseg::tiled::ringed", core.width + 2, core.height + 2);
+  for (index_t y = 0; y < out.height(); ++y)
+    for (index_t x = 0; x < out.width(); ++x) out(y, x) = Out(0);
+  bool done = false;
+  std::visit(
+      [&](auto const& in) {
+        using T = typename std::decay_t<decltype(in)>::value_type;
+        if constexpr (Exact ? std::is_same<T, Out>::value : std::is_invocable<Convert, T>::value) {
+          index_t const dy = extended.y - (core.y - 1), dx = extended.x - (core.x - 1);
+          for (index_t y = 0; y < in.height(); ++y)
+            for (index_t x = 0; x < in.width(); ++x) out(y + dy, x + dx) = Out(convert(in(y, x)));
+          done = true;
+        }
+      },
+      image);
+  GIGASEG_REQUIRE(done, ErrorKind::input, path, std::string(refusal) + to_string(pixel_type(image)));
+  return out;
+}
 
 // The values (V) of the pixels on either side of every seam between tiles: the rows
 // k * tile_height - 1 and k * tile_height, and the columns likewise. Pixels not yet computed, and

@@ -8,6 +8,7 @@
 // picks for a tile, and written through TiffTileWriter: at no time is more than a tile and its
 // halo (and a band of the file's block rows) in memory, whatever the image's size.
 #include "gigaseg/algorithms/label_types.hpp"
+#include "gigaseg/algorithms/markers_types.hpp"
 #include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
 #include "gigaseg/algorithms/watershed_types.hpp"
@@ -245,6 +246,28 @@ struct TiledWatershedResult {
 TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::string const& relief,
                                      std::string const& markers, std::string const& mask, std::string const& output,
                                      WatershedParams const& params = {}, TiledOptions const& options = {});
+
+struct TiledMarkersResult {
+  index_t markers = 0;                                    // M
+  index_t reconstruction_rounds = 0, plateau_rounds = 0;  // rounds of tiles with rings
+  index_t tile_computations = 0;                          // outside the labelling's passes
+  TiledReport report;                                     // over every pass
+};
+
+// distance_markers() (algorithms/markers.hpp) of the float TIFF `distance` (the distance
+// transform, distance_tiled), written to `output` (.tif, 32-bit labels, tiled): equal, label for
+// label, to distance_markers() on the whole image.
+//
+// The reconstruction by dilation (h-maxima) and the spread of the non-maximum flags over plateaus
+// are global fixpoints: each runs in rounds of tiles with rings (h_maxima_tile,
+// regional_maxima_tile), as watershed_tiled's keys do. A pass then writes the peaks (regional
+// maxima) and the foreground to scratch TIFFs beside `output` (removed afterwards), and
+// label_tiled numbers the peaks as label() does. With a minimum separation, the foreground's
+// components are labelled too, a pass sums each marker's pixels and takes its height and
+// component, the host decides as in memory (separate_markers), and a last pass renumbers.
+TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::string const& distance,
+                                          std::string const& output, MarkerParams const& params = {},
+                                          TiledOptions const& options = {});
 
 struct TiledNucleiResult {
   int threshold = 0;

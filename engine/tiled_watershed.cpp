@@ -36,32 +36,6 @@ struct RingedTile {
   HostImage<std::uint8_t> mask;
 };
 
-// `image` (read from `extended`, the tile's ring clipped to the image) copied into a
-// (core.width + 2) x (core.height + 2) image with `convert(value)`, zero beyond the image; an
-// image whose pixels `convert` does not take is an Error(input) naming `path`: `refusal` and the
-// pixel type. Exact: only pixels of type Out.
-template <class Out, bool Exact, class Convert>
-HostImage<Out> ringed(AnyHostImage const& image, Region const& core, Region const& extended, Convert&& convert,
-                      std::string const& path, char const* refusal) {
-  HostImage<Out> out("gigaseg::tiled::ringed", core.width + 2, core.height + 2);
-  for (index_t y = 0; y < out.height(); ++y)
-    for (index_t x = 0; x < out.width(); ++x) out(y, x) = Out(0);
-  bool done = false;
-  std::visit(
-      [&](auto const& in) {
-        using T = typename std::decay_t<decltype(in)>::value_type;
-        if constexpr (Exact ? std::is_same<T, Out>::value : std::is_invocable<Convert, T>::value) {
-          index_t const dy = extended.y - (core.y - 1), dx = extended.x - (core.x - 1);
-          for (index_t y = 0; y < in.height(); ++y)
-            for (index_t x = 0; x < in.width(); ++x) out(y + dy, x + dx) = Out(convert(in(y, x)));
-          done = true;
-        }
-      },
-      image);
-  GIGASEG_REQUIRE(done, ErrorKind::input, path, std::string(refusal) + to_string(pixel_type(image)));
-  return out;
-}
-
 }  // namespace
 
 TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::string const& relief,
@@ -101,20 +75,20 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
     auto same = [](auto v) { return v; };
     char const* const bad_relief = "the relief must be 8/16-bit or float, not ";
     if (std::holds_alternative<HostImage<std::uint16_t>>(r))
-      tile.relief = ringed<std::uint16_t, true>(r, core, extended, same, relief, bad_relief);
+      tile.relief = detail::ringed_copy<std::uint16_t, true>(r, core, extended, same, relief, bad_relief);
     else if (std::holds_alternative<HostImage<float>>(r))
-      tile.relief = ringed<float, true>(r, core, extended, same, relief, bad_relief);
+      tile.relief = detail::ringed_copy<float, true>(r, core, extended, same, relief, bad_relief);
     else
-      tile.relief = ringed<std::uint8_t, true>(r, core, extended, same, relief, bad_relief);
+      tile.relief = detail::ringed_copy<std::uint8_t, true>(r, core, extended, same, relief, bad_relief);
     auto as_label = [](auto v) -> std::enable_if_t<std::is_unsigned<decltype(v)>::value, Label> { return Label(v); };
-    tile.markers = ringed<Label, false>(marker_reader.read(extended), core, extended, as_label, markers,
-                                        "the markers must be an 8, 16 or 32-bit label image, not ");
+    tile.markers = detail::ringed_copy<Label, false>(marker_reader.read(extended), core, extended, as_label, markers,
+                                                     "the markers must be an 8, 16 or 32-bit label image, not ");
     if (mask_reader) {
       auto inside = [](auto v) -> std::enable_if_t<std::is_arithmetic<decltype(v)>::value, std::uint8_t> {
         return v != 0 ? 1 : 0;
       };
-      tile.mask = ringed<std::uint8_t, false>(mask_reader->read(extended), core, extended, inside, mask,
-                                              "the mask must be a gray image, not ");
+      tile.mask = detail::ringed_copy<std::uint8_t, false>(mask_reader->read(extended), core, extended, inside, mask,
+                                                           "the mask must be a gray image, not ");
     } else {  // inside the image
       tile.mask = HostImage<std::uint8_t>("gigaseg::tiled::ringed", core.width + 2, core.height + 2);
       for (index_t y = 0; y < core.height + 2; ++y)

@@ -9,6 +9,7 @@
 #include "gigaseg/algorithms/filters.hpp"
 #include "gigaseg/algorithms/histogram.hpp"
 #include "gigaseg/algorithms/label.hpp"
+#include "gigaseg/algorithms/markers.hpp"
 #include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "gigaseg/algorithms/pipelines/synthetic.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
@@ -462,6 +463,61 @@ TYPED_TEST(Tiled, WatershedEqualsTheWholeImage) {
   index_t const rounds = check(spiral_relief, one, none, 4, 16, 16, "spiral corridor");
   EXPECT_GT(rounds, 5) << "a corridor through every tile needs many rounds";
   std::printf("watershed_tiled: the spiral corridor took %lld rounds over 6 x 6 tiles\n", (long long)rounds);
+}
+
+// The markers under tiling: distance_markers() on the whole image, label for label, on the
+// distance transform of a mask of overlapping discs (ridges and plateaus crossing tile edges) and of
+// long bars (one ridge plateau through a row of tiles), h 0.5 and 2, without and with a minimum
+// separation, 4- and 8-connected, tiles of 16 x 16 and 32 x 48.
+TYPED_TEST(Tiled, MarkersEqualTheWholeImage) {
+  ExecutionContext context(context_on<TypeParam>());
+  Kokkos::DefaultHostExecutionSpace host;
+  auto check = [&](HostImage<std::uint8_t> const& mask, char const* name) {
+    HostImage<float> d("d", mask.width(), mask.height());
+    distance_transform(host, ImageView<std::uint8_t const, Kokkos::HostSpace>(mask), d);
+    host.fence();
+    write_image(this->path("in.tif"), d);
+    for (float h : {0.5f, 2.0f})
+      for (float separation : {0.f, 8.f})
+        for (int connectivity : {4, 8}) {
+          MarkerParams params;
+          params.h = h;
+          params.min_separation = separation;
+          params.connectivity = connectivity;
+          HostImage<Label> expected("expected", mask.width(), mask.height());
+          index_t const n = distance_markers(host, ImageView<float const, Kokkos::HostSpace>(d), expected, params);
+          for (auto [tw, th] : {std::pair<index_t, index_t>{16, 16}, {32, 48}}) {
+            SCOPED_TRACE(std::string(name) + " h " + std::to_string(h) + " separation " + std::to_string(separation) +
+                         " connectivity " + std::to_string(connectivity) + " tiles " + std::to_string(tw) + "x" +
+                         std::to_string(th));
+            TiledOptions options;
+            options.tile_width = tw;
+            options.tile_height = th;
+            TiledMarkersResult const result =
+                distance_markers_tiled(context, this->path("in.tif"), this->path("out.tif"), params, options);
+            EXPECT_EQ(result.markers, n);
+            AnyHostImage const written = read_image(this->path("out.tif"));
+            ASSERT_TRUE(std::holds_alternative<HostImage<Label>>(written));
+            EXPECT_EQ(test::count_differences(std::get<HostImage<Label>>(written), expected), 0)
+                << "after " << result.reconstruction_rounds << " and " << result.plateau_rounds << " rounds";
+          }
+        }
+  };
+  index_t const w = 120, h = 90;
+  HostImage<std::uint8_t> discs("discs", w, h), bars("bars", w, h);
+  std::uint64_t state = 12345;
+  auto next = [&] { return (state = state * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
+  for (index_t y = 0; y < h; ++y)
+    for (index_t x = 0; x < w; ++x) discs(y, x) = 0, bars(y, x) = (y % 30 >= 10 && y % 30 < 21 && x > 2) ? 1 : 0;
+  for (int k = 0; k < 25; ++k) {
+    index_t const cx = index_t(next() % std::uint64_t(w)), cy = index_t(next() % std::uint64_t(h));
+    index_t const r = 4 + index_t(next() % 9);
+    for (index_t y = std::max<index_t>(0, cy - r); y <= std::min(h - 1, cy + r); ++y)
+      for (index_t x = std::max<index_t>(0, cx - r); x <= std::min(w - 1, cx + r); ++x)
+        if ((x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r) discs(y, x) = 255;
+  }
+  check(discs, "discs");
+  check(bars, "bars");
 }
 
 TYPED_TEST(Tiled, HistogramEqualsTheWholeImage) {

@@ -141,7 +141,85 @@ index_t merge_small_regions_portable(ExecSpace const& space,
   return merged;
 }
 
+// rec = D - h on the foreground (D > 0), the lowest float elsewhere: where the reconstruction
+// starts. `ringed`: the outer ring of pixels is left as it is.
+template <class ExecSpace, class Unit = unit_for<ExecSpace>>
+void reconstruction_start(ExecSpace const& space,
+                          ImageView<float const, typename ExecSpace::memory_space> const& distance,
+                          ImageView<float, typename ExecSpace::memory_space> const& rec, float h, bool ringed) {
+  index_t const width = distance.width(), height = distance.height();
+  float const lowest = std::numeric_limits<float>::lowest();
+  for_each_row_pixel(
+      space, "gigaseg::markers::init", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
+        if (on_fixed_ring(ringed, y, x, height, width)) return;
+        float const d = distance(y, x);
+        rec(y, x) = d > 0 ? d - h : lowest;
+      });
+}
+
+// lower = 1 on the background and where a foreground neighbour is higher in rec, else 0: where
+// the spread over the plateaus starts. `ringed`: the outer ring of pixels is left as it is.
+template <class ExecSpace, class Unit = unit_for<ExecSpace>>
+void higher_neighbours(ExecSpace const& space, ImageView<float const, typename ExecSpace::memory_space> const& distance,
+                       ImageView<float const, typename ExecSpace::memory_space> const& rec_c,
+                       ImageView<std::uint8_t, typename ExecSpace::memory_space> const& lower, bool eight,
+                       bool ringed) {
+  index_t const width = distance.width(), height = distance.height();
+  for_each_row_pixel(
+      space, "gigaseg::markers::higher", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
+        if (on_fixed_ring(ringed, y, x, height, width)) return;
+        if (distance(y, x) <= 0) {
+          lower(y, x) = 1;
+          return;
+        }
+        float const own = rec_c(y, x);
+        std::uint8_t higher = 0;
+        detail::for_neighbours(y, x, height, width, eight, [&](index_t ny, index_t nx) {
+          if (distance(ny, nx) > 0 && rec_c(ny, nx) > own) higher = 1;
+        });
+        lower(y, x) = higher;
+      });
+}
+
+inline void require_marker_params(char const* what, MarkerParams const& params) {
+  GIGASEG_REQUIRE(params.h > 0, ErrorKind::usage, "MarkerParams::h", "the h-maxima height must be positive");
+  GIGASEG_REQUIRE(params.min_separation >= 0, ErrorKind::usage, "MarkerParams::min_separation", "must not be negative");
+  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "MarkerParams::connectivity",
+                  "connectivity must be 4 or 8");
+  (void)what;
+}
+
 }  // namespace detail
+
+template <class ExecSpace>
+void h_maxima_tile(ExecSpace const& space, ImageView<float const, typename ExecSpace::memory_space> const& distance,
+                   ImageView<float, typename ExecSpace::memory_space> const& rec, MarkerParams const& params) {
+  detail::require_marker_params("h_maxima_tile", params);
+  detail::require_same_size("h_maxima_tile", distance.width(), distance.height(), rec.width(), rec.height());
+  GIGASEG_REQUIRE(distance.width() >= 3 && distance.height() >= 3, ErrorKind::usage, "h_maxima_tile",
+                  "a tile and its ring take at least 3 x 3 pixels");
+  detail::dispatch<MarkersTileAlgorithm>(space, Path::automatic, [&] {
+    detail::reconstruction_start(space, distance, rec, params.h, true);
+    detail::reconstruct_portable(space, distance, rec, params.connectivity == 8, true);
+  });
+}
+
+template <class ExecSpace>
+void regional_maxima_tile(ExecSpace const& space,
+                          ImageView<float const, typename ExecSpace::memory_space> const& distance,
+                          ImageView<float const, typename ExecSpace::memory_space> const& rec,
+                          ImageView<std::uint8_t, typename ExecSpace::memory_space> const& lower,
+                          MarkerParams const& params) {
+  detail::require_marker_params("regional_maxima_tile", params);
+  detail::require_same_size("regional_maxima_tile", distance.width(), distance.height(), rec.width(), rec.height());
+  detail::require_same_size("regional_maxima_tile", distance.width(), distance.height(), lower.width(), lower.height());
+  GIGASEG_REQUIRE(distance.width() >= 3 && distance.height() >= 3, ErrorKind::usage, "regional_maxima_tile",
+                  "a tile and its ring take at least 3 x 3 pixels");
+  detail::dispatch<MarkersTileAlgorithm>(space, Path::automatic, [&] {
+    detail::higher_neighbours(space, distance, rec, lower, params.connectivity == 8, true);
+    detail::spread_over_plateaus_portable(space, rec, lower, params.connectivity == 8, true);
+  });
+}
 
 template <class ExecSpace>
 Path markers_path(Path requested) {
@@ -155,26 +233,18 @@ index_t distance_markers(ExecSpace const& space,
                          MarkerParams const& params) {
   using Memory = typename ExecSpace::memory_space;
   detail::require_same_size("distance_markers", distance.width(), distance.height(), markers.width(), markers.height());
-  GIGASEG_REQUIRE(params.h > 0, ErrorKind::usage, "MarkerParams::h", "the h-maxima height must be positive");
-  GIGASEG_REQUIRE(params.min_separation >= 0, ErrorKind::usage, "MarkerParams::min_separation", "must not be negative");
-  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "MarkerParams::connectivity",
-                  "connectivity must be 4 or 8");
+  detail::require_marker_params("distance_markers", params);
   Path const path = markers_path<ExecSpace>(params.path);  // also validates a forced path
   index_t const width = distance.width(), height = distance.height();
   if (width == 0 || height == 0) return 0;
   bool const eight = params.connectivity == 8;
   float const h = params.h;
-  float const lowest = std::numeric_limits<float>::lowest();
 
   // The reconstruction by dilation of D - h under D over the foreground.
   // Temporaries from the stream-ordered pool on CUDA (core/scratch.hpp).
   ScratchImage<float, ExecSpace> const rec_memory(space, "gigaseg::markers::reconstruction", width, height);
   auto const& rec = rec_memory.view();
-  detail::for_each_row_pixel(
-      space, "gigaseg::markers::init", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
-        float const d = distance(y, x);
-        rec(y, x) = d > 0 ? d - h : lowest;
-      });
+  detail::reconstruction_start(space, distance, rec, h, false);
   detail::dispatch<MarkersAlgorithm>(
       space, path, [&] { detail::reconstruct_portable(space, distance, rec, eight); }, distance, rec, eight);
 
@@ -183,19 +253,7 @@ index_t distance_markers(ExecSpace const& space,
   ScratchImage<std::uint8_t, ExecSpace> const lower_memory(space, "gigaseg::markers::not_maximum", width, height);
   auto const& lower = lower_memory.view();
   auto const rec_c = ImageView<float const, Memory>(rec);
-  detail::for_each_row_pixel(
-      space, "gigaseg::markers::higher", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
-        if (distance(y, x) <= 0) {
-          lower(y, x) = 1;
-          return;
-        }
-        float const own = rec_c(y, x);
-        std::uint8_t higher = 0;
-        detail::for_neighbours(y, x, height, width, eight, [&](index_t ny, index_t nx) {
-          if (distance(ny, nx) > 0 && rec_c(ny, nx) > own) higher = 1;
-        });
-        lower(y, x) = higher;
-      });
+  detail::higher_neighbours(space, distance, rec_c, lower, eight, false);
   detail::dispatch<MarkersAlgorithm>(
       space, path, [&] { detail::spread_over_plateaus_portable(space, rec_c, lower, eight); }, distance, rec_c, lower,
       eight);

@@ -31,18 +31,25 @@ KOKKOS_INLINE_FUNCTION void for_neighbours(index_t y, index_t x, index_t height,
     }
 }
 
+// Whether (y, x) is on the ring of a width x height tile-and-ring image (`ringed`: the ring's
+// pixels are held fixed, the tile engine's rounds; else there is no ring).
+KOKKOS_INLINE_FUNCTION bool on_fixed_ring(bool ringed, index_t y, index_t x, index_t height, index_t width) {
+  return ringed && (y == 0 || x == 0 || y == height - 1 || x == width - 1);
+}
+
 // The portable reconstruction by dilation of rec (<= distance) under `distance` over its
-// foreground: a tile relaxation to the fixpoint.
+// foreground: a tile relaxation to the fixpoint. `ringed`: the outer ring of pixels is fixed.
 template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void reconstruct_portable(ExecSpace const& space,
                           ImageView<float const, typename ExecSpace::memory_space> const& distance,
-                          ImageView<float, typename ExecSpace::memory_space> const& rec, bool eight) {
+                          ImageView<float, typename ExecSpace::memory_space> const& rec, bool eight,
+                          bool ringed = false) {
   index_t const width = distance.width(), height = distance.height();
   detail::relax_to_fixpoint(
       space, "gigaseg::markers::reconstruct", rec,
       KOKKOS_LAMBDA(index_t y, index_t x, float own, detail::TileAccess<float> const& at) {
         float const d = distance(y, x);
-        if (d <= 0) return own;
+        if (d <= 0 || on_fixed_ring(ringed, y, x, height, width)) return own;
         float best = own;
         // Background neighbours hold `lowest` and never raise `best`.
         detail::for_neighbours(y, x, height, width, eight, [&](index_t ny, index_t nx) {
@@ -54,16 +61,17 @@ void reconstruct_portable(ExecSpace const& space,
 }
 
 // The portable spread of `lower` over the plateaus of rec_c (foreground pixels of equal value):
-// a tile relaxation to the fixpoint.
+// a tile relaxation to the fixpoint. `ringed`: the outer ring of pixels is fixed.
 template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
 void spread_over_plateaus_portable(ExecSpace const& space,
                                    ImageView<float const, typename ExecSpace::memory_space> const& rec_c,
-                                   ImageView<std::uint8_t, typename ExecSpace::memory_space> const& lower, bool eight) {
+                                   ImageView<std::uint8_t, typename ExecSpace::memory_space> const& lower, bool eight,
+                                   bool ringed = false) {
   index_t const width = rec_c.width(), height = rec_c.height();
   detail::relax_to_fixpoint(
       space, "gigaseg::markers::plateaus", lower,
       KOKKOS_LAMBDA(index_t y, index_t x, std::uint8_t own, detail::TileAccess<std::uint8_t> const& at) {
-        if (own) return own;
+        if (own || on_fixed_ring(ringed, y, x, height, width)) return own;
         float const v = rec_c(y, x);
         std::uint8_t spread = 0;
         // Background neighbours hold `lowest`, never equal to a foreground v.

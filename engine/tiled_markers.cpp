@@ -1,0 +1,285 @@
+// distance_markers() under tiling (engine/tiled.hpp, distance_markers_tiled): the reconstruction
+// and the plateaus in rounds of tiles with rings, the markers labelled by label_tiled, the
+// minimum separation from per-marker sums.
+#include "gigaseg/algorithms/markers.hpp"
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/tile_writer.hpp"
+#include "gigaseg/engine/on_backend.hpp"
+#include "gigaseg/engine/tile_pipeline.hpp"
+#include "gigaseg/engine/tile_reader.hpp"
+#include "gigaseg/engine/tile_rings.hpp"
+#include "gigaseg/engine/tiled.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace gigaseg {
+namespace {
+
+// A scratch TIFF's name beside `output` (".gigaseg-scratch-PID-N.tif" in its folder), the file
+// removed when this object goes.
+class Scratch {
+ public:
+  explicit Scratch(std::string const& output) {
+    static std::atomic<unsigned> made{0};
+    auto const slash = output.find_last_of('/');
+    std::string const folder = slash == std::string::npos ? std::string(".") : output.substr(0, slash);
+    path_ = folder + "/.gigaseg-scratch-" + std::to_string(::getpid()) + "-markers-" +
+            std::to_string(made.fetch_add(1)) + ".tif";
+  }
+  ~Scratch() { ::unlink(path_.c_str()); }
+  Scratch(Scratch const&) = delete;
+  Scratch& operator=(Scratch const&) = delete;
+  std::string const& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::string const& distance,
+                                          std::string const& output, MarkerParams const& params,
+                                          TiledOptions const& options) {
+  GIGASEG_REQUIRE(options.tile_width >= 16 && options.tile_width % 16 == 0 && options.tile_height >= 16 &&
+                      options.tile_height % 16 == 0,
+                  ErrorKind::usage, "TiledOptions::tile_width",
+                  "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
+  GIGASEG_REQUIRE(params.h > 0, ErrorKind::usage, "MarkerParams::h", "the h-maxima height must be positive");
+  GIGASEG_REQUIRE(params.min_separation >= 0, ErrorKind::usage, "MarkerParams::min_separation", "must not be negative");
+  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "MarkerParams::connectivity",
+                  "connectivity must be 4 or 8");
+  ImageShape const shape = image_shape(distance);
+  detail::TileGrid const grid(shape.width, shape.height, options.tile_width, options.tile_height);
+  index_t const tiles = grid.tiles();
+  TiledMarkersResult result;
+  result.report.tiles = tiles;
+  int const threads = options.threads > 0 ? options.threads : io_threads();
+  detail::DevicePeak const device_peak;
+  float const lowest = std::numeric_limits<float>::lowest();
+  detail::Seams<float> rec_seams(grid, lowest);
+  detail::Seams<std::uint8_t> lower_seams(grid, 0);
+  detail::TileReader reader(distance, shape, grid.tile_width, grid.tile_height);
+  // A tile of the distances and its ring (0 beyond the image).
+  auto read = [&](index_t t) {
+    Region const core = grid.core(t), ringed = grid.ringed(core);
+    AnyHostImage const d = reader.read(ringed);
+    result.report.pixel_bytes_read += std::size_t(ringed.width * ringed.height) * sizeof(float);
+    return detail::ringed_copy<float, true>(
+        d, core, ringed, [](float v) { return v; }, distance, "the distances must be a float image, not ");
+  };
+  // Tile t's reconstruction on `space` (with its ring from the seams), and with `lower` its flags.
+  auto propagate = [&](auto const& space, index_t t, HostImage<float> const& d, auto* lower) {
+    using Memory = typename std::decay_t<decltype(space)>::memory_space;
+    Region const core = grid.core(t);
+    HostImage<float> ring("gigaseg::tiled::rec", core.width + 2, core.height + 2);
+    rec_seams.ring_into(core, ring);
+    ImageView<float const, Memory> const dist = upload(space, d);
+    ImageView<float, Memory> const rec = upload(space, ring);
+    h_maxima_tile(space, dist, rec, params);
+    if (lower != nullptr) {
+      HostImage<std::uint8_t> flags("gigaseg::tiled::lower", core.width + 2, core.height + 2);
+      lower_seams.ring_into(core, flags);
+      *lower = upload(space, flags);
+      regional_maxima_tile(space, dist, ImageView<float const, Memory>(rec), *lower, params);
+    }
+    device_peak.sample(space, result.report.peak_device_bytes);
+    return rec;
+  };
+  auto note = [&](index_t t) {
+    Region const core = grid.core(t);
+    result.report.peak_tile_bytes =
+        std::max(result.report.peak_tile_bytes, std::size_t((core.width + 2) * (core.height + 2)) * 13);
+  };
+
+  // Rounds 1: the reconstruction; rounds 2: the flags of the pixels off the regional maxima.
+  detail::RoundsDone const reconstruction = detail::ring_rounds(
+      grid, rec_seams, read,
+      [&](index_t t, HostImage<float>&& d) {
+        std::vector<float> border;
+        on_backend(context, d.width() * d.height(), OpFamily::distance, [&](auto const& space) {
+          using Memory = typename std::decay_t<decltype(space)>::memory_space;
+          border =
+              detail::border_of(space, propagate(space, t, d, static_cast<ImageView<std::uint8_t, Memory>*>(nullptr)));
+        });
+        note(t);
+        return border;
+      },
+      &result.report.seconds, options.progress);
+  detail::RoundsDone const plateaus = detail::ring_rounds(
+      grid, lower_seams, read,
+      [&](index_t t, HostImage<float>&& d) {
+        std::vector<std::uint8_t> border;
+        on_backend(context, d.width() * d.height(), OpFamily::distance, [&](auto const& space) {
+          using Memory = typename std::decay_t<decltype(space)>::memory_space;
+          ImageView<std::uint8_t, Memory> lower;
+          propagate(space, t, d, &lower);
+          border = detail::border_of(space, lower);
+        });
+        return border;
+      },
+      &result.report.seconds, options.progress);
+  result.reconstruction_rounds = reconstruction.rounds;
+  result.plateau_rounds = plateaus.rounds;
+  result.tile_computations = reconstruction.computations + plateaus.computations;
+
+  // The peaks (regional maxima of the foreground) and the foreground, into scratch TIFFs.
+  bool const separate = params.min_separation > 0;
+  Scratch const peaks_file(output), foreground_file(output), raw_file(output), components_file(output);
+  WriteOptions scratch_write;
+  scratch_write.tiff_compression = TiffCompression::deflate;
+  scratch_write.compression_level = 1;
+  {
+    TiffTileWriter peaks(peaks_file.path(), grid.width, grid.height, PixelType::u8, grid.tile_width, grid.tile_height,
+                         scratch_write);
+    std::optional<TiffTileWriter> foreground;
+    if (separate)
+      foreground.emplace(foreground_file.path(), grid.width, grid.height, PixelType::u8, grid.tile_width,
+                         grid.tile_height, scratch_write);
+    detail::pipeline_tiles(
+        std::size_t(tiles), [&](std::size_t t) { return read(index_t(t)); },
+        [&](std::size_t tile, HostImage<float>&& d) {
+          index_t const t = index_t(tile);
+          Region const core = grid.core(t);
+          HostImage<std::uint8_t> flags;
+          on_backend(context, d.width() * d.height(), OpFamily::distance, [&](auto const& space) {
+            using Memory = typename std::decay_t<decltype(space)>::memory_space;
+            ImageView<std::uint8_t, Memory> lower;
+            propagate(space, t, d, &lower);
+            flags = download(space, lower);
+          });
+          std::pair<HostImage<std::uint8_t>, HostImage<std::uint8_t>> out{
+              HostImage<std::uint8_t>("gigaseg::tiled::peaks", core.width, core.height),
+              HostImage<std::uint8_t>("gigaseg::tiled::foreground", core.width, core.height)};
+          for (index_t y = 0; y < core.height; ++y)
+            for (index_t x = 0; x < core.width; ++x) {
+              out.first(y, x) = flags(y + 1, x + 1) ? 0 : 255;
+              out.second(y, x) = d(y + 1, x + 1) > 0 ? 255 : 0;
+            }
+          ++result.tile_computations;
+          return out;
+        },
+        [&](std::size_t t, std::pair<HostImage<std::uint8_t>, HostImage<std::uint8_t>>&& out) {
+          peaks.write_tile(index_t(t) % grid.across, index_t(t) / grid.across, out.first);
+          if (foreground) foreground->write_tile(index_t(t) % grid.across, index_t(t) / grid.across, out.second);
+        },
+        detail::PipelineWorkers{1, threads, &result.report.seconds});
+    peaks.commit();
+    if (foreground) foreground->commit();
+  }
+  TiledOptions label_options = options;
+  label_options.write = scratch_write;
+  LabelParams label_params;
+  label_params.connectivity = params.connectivity;
+  if (!separate) label_options.write = options.write;
+  TiledLabelResult const raw =
+      label_tiled(context, peaks_file.path(), separate ? raw_file.path() : output, label_params, false, label_options);
+  result.markers = raw.components;
+  auto add = [&](TiledReport const& r) {
+    result.report.pixel_bytes_read += r.pixel_bytes_read;
+    result.report.pixel_bytes_written += r.pixel_bytes_written;
+    result.report.peak_tile_bytes = std::max(result.report.peak_tile_bytes, r.peak_tile_bytes);
+    result.report.peak_device_bytes = std::max(result.report.peak_device_bytes, r.peak_device_bytes);
+    result.report.seconds.read += r.seconds.read;
+    result.report.seconds.compute += r.seconds.compute;
+    result.report.seconds.write += r.seconds.write;
+    result.report.passes += r.passes;
+  };
+  add(raw.report);
+  result.report.passes += reconstruction.rounds + plateaus.rounds + 1;
+  if (!separate) return result;
+  if (raw.components < 2) {  // nothing to separate: the labels are the markers
+    GIGASEG_REQUIRE(std::rename(raw_file.path().c_str(), output.c_str()) == 0, ErrorKind::resource, output,
+                    "cannot be written");
+    return result;
+  }
+
+  // Per marker: its pixel sums, its height (the reconstruction, equal over the marker) and its
+  // foreground component; then the separation as in memory.
+  TiledLabelResult const components =
+      label_tiled(context, foreground_file.path(), components_file.path(), label_params, false, label_options);
+  add(components.report);
+  std::vector<std::int64_t> sums(std::size_t(3 * (raw.components + 1)), 0);
+  std::vector<float> heights(std::size_t(raw.components + 1), 0.f);
+  std::vector<Label> component_of(std::size_t(raw.components + 1), 0);
+  {
+    detail::TileReader raw_reader(raw_file.path(), image_shape(raw_file.path()), grid.tile_width, grid.tile_height);
+    detail::TileReader component_reader(components_file.path(), image_shape(components_file.path()), grid.tile_width,
+                                        grid.tile_height);
+    struct Summaries {
+      HostImage<float> d;
+      AnyHostImage labels, components;
+    };
+    detail::pipeline_tiles(
+        std::size_t(tiles),
+        [&](std::size_t t) {
+          Region const core = grid.core(index_t(t));
+          return Summaries{read(index_t(t)), raw_reader.read(core), component_reader.read(core)};
+        },
+        [&](std::size_t tile, Summaries&& in) {
+          index_t const t = index_t(tile);
+          Region const core = grid.core(t);
+          HostImage<float> rec;
+          on_backend(context, in.d.width() * in.d.height(), OpFamily::distance, [&](auto const& space) {
+            using Memory = typename std::decay_t<decltype(space)>::memory_space;
+            rec = download(space, propagate(space, t, in.d, static_cast<ImageView<std::uint8_t, Memory>*>(nullptr)));
+          });
+          auto const& labels = std::get<HostImage<Label>>(in.labels);
+          auto const& comps = std::get<HostImage<Label>>(in.components);
+          for (index_t y = 0; y < core.height; ++y)
+            for (index_t x = 0; x < core.width; ++x) {
+              Label const l = labels(y, x);
+              if (l == 0) continue;
+              sums[3 * l] += core.x + x;
+              sums[3 * l + 1] += core.y + y;
+              sums[3 * l + 2] += 1;
+              heights[l] = rec(y + 1, x + 1);
+              component_of[l] = comps(y, x);
+            }
+          ++result.tile_computations;
+          return 0;
+        },
+        [](std::size_t, int) {}, detail::PipelineWorkers{1, 1, &result.report.seconds});
+  }
+  std::vector<detail::MarkerSummary> summaries(std::size_t(raw.components + 1));
+  for (index_t l = 1; l <= raw.components; ++l)
+    summaries[std::size_t(l)] = {double(sums[std::size_t(3 * l)]), double(sums[std::size_t(3 * l + 1)]),
+                                 index_t(sums[std::size_t(3 * l + 2)]), heights[std::size_t(l)],
+                                 component_of[std::size_t(l)]};
+  std::vector<Label> const new_id = detail::separate_markers(summaries, params.min_separation);
+  Label kept = 0;
+  for (Label id : new_id) kept = std::max(kept, id);
+  result.markers = index_t(kept);
+
+  // The kept markers renumbered, into `output`.
+  TiffTileWriter writer(output, grid.width, grid.height, PixelType::u32, grid.tile_width, grid.tile_height,
+                        options.write);
+  detail::TileReader raw_reader(raw_file.path(), image_shape(raw_file.path()), grid.tile_width, grid.tile_height);
+  detail::pipeline_tiles(
+      std::size_t(tiles), [&](std::size_t t) { return raw_reader.read(grid.core(index_t(t))); },
+      [&](std::size_t, AnyHostImage&& in) {
+        HostImage<Label> labels = std::get<HostImage<Label>>(in);
+        for (index_t y = 0; y < labels.height(); ++y)
+          for (index_t x = 0; x < labels.width(); ++x) labels(y, x) = new_id[labels(y, x)];
+        result.report.pixel_bytes_written += std::size_t(labels.width() * labels.height()) * sizeof(Label);
+        return labels;
+      },
+      [&](std::size_t t, HostImage<Label>&& labels) {
+        writer.write_tile(index_t(t) % grid.across, index_t(t) / grid.across, labels);
+      },
+      detail::PipelineWorkers{1, threads, &result.report.seconds});
+  writer.commit();
+  result.report.passes += 2;
+  return result;
+}
+
+}  // namespace gigaseg
