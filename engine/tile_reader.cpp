@@ -52,6 +52,19 @@ AnyHostImage TileReader::read(Region const& region) {
       band_pixels_);
 }
 
+ScratchFile::ScratchFile(std::string const& folder, char const* tag) {
+  static std::atomic<unsigned> made{0};
+  path_ = (folder.empty() ? std::string(".") : folder) + "/.gigaseg-scratch-" + std::to_string(::getpid()) + "-" +
+          std::to_string(made.fetch_add(1)) + "-" + tag + ".tif";
+}
+
+ScratchFile::~ScratchFile() { ::unlink(path_.c_str()); }
+
+std::string folder_of(std::string const& path) {
+  auto const slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string(".") : slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
 }  // namespace gigaseg::detail
 
 namespace gigaseg {
@@ -59,20 +72,15 @@ namespace gigaseg {
 TiledInput::TiledInput(std::string const& input, std::string const& scratch_folder, TiledOptions const& options)
     : path_(input) {
   if (detect_format(input) == ImageFormat::tiff) return;
-  static std::atomic<unsigned> made{0};
-  std::string const folder = scratch_folder.empty() ? std::string(".") : scratch_folder;
-  std::string const scratch =
-      folder + "/.gigaseg-scratch-" + std::to_string(::getpid()) + "-" + std::to_string(made.fetch_add(1)) + ".tif";
+  scratch_ = std::make_unique<detail::ScratchFile>(scratch_folder, "input");
+  std::string const& scratch = scratch_->path();
   WriteOptions write;
   write.tiff_compression = TiffCompression::deflate;
   write.compression_level = 1;
   write_tiled_copy(input, scratch, options.tile_width, options.tile_height, write);
-  scratch_ = scratch;
   path_ = scratch;
 }
 
-TiledInput::~TiledInput() {
-  if (!scratch_.empty()) ::unlink(scratch_.c_str());
-}
+TiledInput::~TiledInput() = default;
 
 }  // namespace gigaseg

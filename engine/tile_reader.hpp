@@ -32,4 +32,21 @@ class TileReader {
   AnyHostImage band_pixels_;
 };
 
+// A scratch file's name in `folder` (".gigaseg-scratch-PID-N-TAG.tif"; "." when empty): unique in
+// the process and across processes. The file is removed when this object goes.
+class ScratchFile {
+ public:
+  ScratchFile(std::string const& folder, char const* tag);
+  ~ScratchFile();
+  ScratchFile(ScratchFile const&) = delete;
+  ScratchFile& operator=(ScratchFile const&) = delete;
+  std::string const& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The folder of `path` ("." for a bare file name).
+std::string folder_of(std::string const& path);
+
 }  // namespace gigaseg::detail

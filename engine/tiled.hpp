@@ -9,6 +9,7 @@
 // halo (and a band of the file's block rows) in memory, whatever the image's size.
 #include "gigaseg/algorithms/label_types.hpp"
 #include "gigaseg/algorithms/markers_types.hpp"
+#include "gigaseg/algorithms/pipelines/cells.hpp"
 #include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
 #include "gigaseg/algorithms/watershed_types.hpp"
@@ -23,6 +24,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -56,11 +58,12 @@ class TiledInput {
   ~TiledInput();
   TiledInput(TiledInput const&) = delete;
   TiledInput& operator=(TiledInput const&) = delete;
-  std::string const& path() const noexcept { return path_; }   // what the engine reads
-  bool decoded() const noexcept { return !scratch_.empty(); }  // a scratch copy was made
+  std::string const& path() const noexcept { return path_; }     // what the engine reads
+  bool decoded() const noexcept { return scratch_ != nullptr; }  // a scratch copy was made
 
  private:
-  std::string path_, scratch_;
+  std::string path_;
+  std::unique_ptr<detail::ScratchFile> scratch_;
 };
 
 // What a tiled run did: the tiles of each pass, the most memory a tile's buffers held (the pixels
@@ -268,6 +271,47 @@ struct TiledMarkersResult {
 TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::string const& distance,
                                           std::string const& output, MarkerParams const& params = {},
                                           TiledOptions const& options = {});
+
+// merge_small_regions() (algorithms/markers.hpp) of the label TIFF `labels` (regions 1..count),
+// written to `output` (.tif, 32-bit, tiled): equal to it on the whole image. Three passes on the
+// host: the regions' areas and first pixels; the pixel edges between different regions where one is
+// small (each tile read with the column to its right and the row below); the new numbers written.
+// Returns the regions left; the passes and bytes are added to `report` when given.
+index_t merge_small_regions_tiled(std::string const& labels, std::string const& output, index_t count, index_t min_area,
+                                  TiledOptions const& options = {}, TiledReport* report = nullptr);
+
+// region_stats() of the label TIFF `labels` (regions 1..count) against the TIFF `intensity` (8- or
+// 16-bit gray, or 8-bit RGB taken as BT.601 gray), tile by tile: equal to region_stats() on the whole
+// images (the perimeter counts pixel edges to other labels across tile edges, each tile read with a
+// ring of one pixel). One pass on the host.
+std::vector<RegionStats> region_stats_tiled(std::string const& labels, index_t count, std::string const& intensity,
+                                            TiledOptions const& options = {}, TiledReport* report = nullptr);
+
+struct TiledCellsResult {
+  int threshold = 0;
+  bool dark = false;
+  index_t markers = 0, components = 0;
+  std::vector<RegionStats> regions;
+  index_t reconstruction_rounds = 0, plateau_rounds = 0, watershed_rounds = 0;
+  TiledReport report;  // over every pass of every stage
+};
+
+// The `cells` pipeline (algorithms/pipelines/cells.hpp, the distance relief) on a TIFF (8-bit gray or
+// RGB) tile by tile, equal, label for label and statistic for statistic, to segment_cells() on the
+// whole image. Each global stage runs under the engine, its intermediate images in scratch TIFFs
+// beside `output` (Deflate level 1, removed afterwards):
+//   1. the histogram of the median-filtered tiles (read with the median's halo): Otsu's threshold
+//      and the side, as in memory;
+//   2. the mask: median, the side, the opening, on tiles read with the halos of both;
+//   3. distance_tiled on the mask;
+//   4. distance_markers_tiled on the distances;
+//   5. the relief (65535 - squared distance in 16 bits while the distances stay below 256, the
+//      negated distance beyond) and watershed_tiled inside the mask;
+//   6. merge_small_regions_tiled into `output`, and region_stats_tiled against the gray.
+// The gradient relief is a usage error here.
+TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::string const& input,
+                                     std::string const& output, CellsParams const& params = {},
+                                     TiledOptions const& options = {});
 
 struct TiledNucleiResult {
   int threshold = 0;

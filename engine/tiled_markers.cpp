@@ -10,9 +10,6 @@
 #include "gigaseg/engine/tile_rings.hpp"
 #include "gigaseg/engine/tiled.hpp"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -23,29 +20,6 @@
 #include <vector>
 
 namespace gigaseg {
-namespace {
-
-// A scratch TIFF's name beside `output` (".gigaseg-scratch-PID-N.tif" in its folder), the file
-// removed when this object goes.
-class Scratch {
- public:
-  explicit Scratch(std::string const& output) {
-    static std::atomic<unsigned> made{0};
-    auto const slash = output.find_last_of('/');
-    std::string const folder = slash == std::string::npos ? std::string(".") : output.substr(0, slash);
-    path_ = folder + "/.gigaseg-scratch-" + std::to_string(::getpid()) + "-markers-" +
-            std::to_string(made.fetch_add(1)) + ".tif";
-  }
-  ~Scratch() { ::unlink(path_.c_str()); }
-  Scratch(Scratch const&) = delete;
-  Scratch& operator=(Scratch const&) = delete;
-  std::string const& path() const noexcept { return path_; }
-
- private:
-  std::string path_;
-};
-
-}  // namespace
 
 TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::string const& distance,
                                           std::string const& output, MarkerParams const& params,
@@ -134,7 +108,9 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
 
   // The peaks (regional maxima of the foreground) and the foreground, into scratch TIFFs.
   bool const separate = params.min_separation > 0;
-  Scratch const peaks_file(output), foreground_file(output), raw_file(output), components_file(output);
+  std::string const folder = detail::folder_of(output);
+  detail::ScratchFile const peaks_file(folder, "peaks"), foreground_file(folder, "foreground"),
+      raw_file(folder, "markers"), components_file(folder, "components");
   WriteOptions scratch_write;
   scratch_write.tiff_compression = TiffCompression::deflate;
   scratch_write.compression_level = 1;

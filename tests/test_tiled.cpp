@@ -10,6 +10,7 @@
 #include "gigaseg/algorithms/histogram.hpp"
 #include "gigaseg/algorithms/label.hpp"
 #include "gigaseg/algorithms/markers.hpp"
+#include "gigaseg/algorithms/pipelines/cells.hpp"
 #include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "gigaseg/algorithms/pipelines/synthetic.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
@@ -518,6 +519,82 @@ TYPED_TEST(Tiled, MarkersEqualTheWholeImage) {
   }
   check(discs, "discs");
   check(bars, "bars");
+}
+
+// The cells pipeline under tiling: segment_cells() on the whole image, label for label and
+// statistic for statistic, on synthetic tissue (gray and colour) with tiles of 32 x 48 and 64 x 64,
+// 4- and 8-connected, with and without the median, the minimum separation and the merge; the
+// gradient relief is refused by name.
+TYPED_TEST(Tiled, CellsPipelineEqualsTheWholeImage) {
+  SyntheticParams synthetic;
+  synthetic.width = 320;
+  synthetic.height = 240;
+  synthetic.seed = 9;
+  HostImage<std::uint8_t> const tissue = synthetic_tissue(synthetic).image;
+  HostImage<Rgb8> colour("colour", tissue.width(), tissue.height());
+  for (index_t y = 0; y < tissue.height(); ++y)
+    for (index_t x = 0; x < tissue.width(); ++x) {
+      std::uint8_t const v = tissue(y, x);
+      colour(y, x) = Rgb8{v, std::uint8_t(v / 2 + 40), std::uint8_t(255 - v / 3)};
+    }
+  Kokkos::DefaultHostExecutionSpace host;
+  ExecutionContext context(context_on<TypeParam>());
+  auto check = [&](AnyHostImage const& image, CellsParams const& params, index_t tw, index_t th, char const* name) {
+    SCOPED_TRACE(std::string(name) + " connectivity " + std::to_string(params.connectivity) + " median " +
+                 std::to_string(params.median_size) + " separation " + std::to_string(params.min_separation) +
+                 " tiles " + std::to_string(tw) + "x" + std::to_string(th));
+    write_image(this->path("in.tif"), image);
+    HostImage<std::uint8_t> gray("gray", tissue.width(), tissue.height());
+    if (auto const* rgb = std::get_if<HostImage<Rgb8>>(&image)) {
+      rgb_to_gray(host, ImageView<Rgb8 const, Kokkos::HostSpace>(*rgb), gray);
+      host.fence();
+    } else {
+      gray = std::get<HostImage<std::uint8_t>>(image);
+    }
+    HostImage<Label> expected("expected", gray.width(), gray.height());
+    CellsResult const memory =
+        segment_cells(host, ImageView<std::uint8_t const, Kokkos::HostSpace>(gray), expected, params);
+    TiledOptions options;
+    options.tile_width = tw;
+    options.tile_height = th;
+    TiledCellsResult const tiled =
+        segment_cells_tiled(context, this->path("in.tif"), this->path("out.tif"), params, options);
+    EXPECT_EQ(tiled.threshold, memory.threshold);
+    EXPECT_EQ(tiled.dark, memory.dark);
+    EXPECT_EQ(tiled.markers, memory.markers);
+    ASSERT_EQ(tiled.components, memory.components);
+    EXPECT_GE(memory.components, 10) << "the image has cells";
+    EXPECT_EQ(test::count_differences(std::get<HostImage<Label>>(read_image(this->path("out.tif"))), expected), 0);
+    ASSERT_EQ(tiled.regions.size(), memory.regions.size());
+    for (std::size_t i = 0; i < memory.regions.size(); ++i)
+      ASSERT_TRUE(same_stats(tiled.regions[i], memory.regions[i])) << "region " << i + 1;
+    EXPECT_GE(tiled.watershed_rounds, 1);
+  };
+  CellsParams params;
+  for (int connectivity : {4, 8}) {
+    params.connectivity = connectivity;
+    check(tissue, params, 32, 48, "tissue");
+    check(colour, params, 64, 64, "colour");
+  }
+  CellsParams other;
+  other.median_size = 5;
+  other.open_size = 5;
+  other.min_separation = 0;
+  other.min_area = 40;
+  check(tissue, other, 32, 32, "tissue");
+  other.median_size = 0;
+  other.min_separation = 12;
+  check(tissue, other, 48, 16, "tissue");
+  CellsParams gradient;
+  gradient.relief = CellsRelief::gradient;
+  write_image(this->path("in.tif"), tissue);
+  try {
+    segment_cells_tiled(context, this->path("in.tif"), this->path("out.tif"), gradient);
+    FAIL() << "the gradient relief ran tile by tile";
+  } catch (Error const& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("CellsParams::relief"), std::string::npos) << e.what();
+  }
 }
 
 TYPED_TEST(Tiled, HistogramEqualsTheWholeImage) {
