@@ -10,6 +10,7 @@
 
 #include <iostream>
 #include <memory>
+#include <vector>
 
 namespace gigaseg::cli {
 namespace {
@@ -19,37 +20,61 @@ struct SegmentArguments {
   PipelineArguments pipeline;
 };
 
-// The nuclei pipeline tile by tile (engine/tiled.hpp): the same labels and statistics.
+// The nuclei or cells pipeline tile by tile (engine/tiled.hpp): the same labels and statistics.
 void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& tiling) {
-  GIGASEG_REQUIRE(a.pipeline.pipeline == "nuclei", ErrorKind::usage, "--tile",
-                  "tiles are for --pipeline nuclei (the " + a.pipeline.pipeline + " pipeline runs in memory)");
+  GIGASEG_REQUIRE(
+      a.pipeline.pipeline == "nuclei" || a.pipeline.pipeline == "cells", ErrorKind::usage, "--tile",
+      "tiles are for --pipeline nuclei and cells (the " + a.pipeline.pipeline + " pipeline runs in memory)");
   GIGASEG_REQUIRE(a.overlay.empty(), ErrorKind::usage, "--overlay", "an overlay is not written tile by tile");
   GIGASEG_REQUIRE(format_for_extension(a.output) == ImageFormat::tiff, ErrorKind::usage, a.output,
                   "tiled labels are written to a .tif or .tiff file");
   PipelineParams const params = pipeline_params(a.pipeline);
   TiledOptions const options = tiled_options(tiling, session);
-  TiledNucleiResult result;
+  auto& r = session.report;
+  std::vector<RegionStats> regions;
+  index_t components = 0;
+  TiledReport report;
   {
     StageTimer timer(session, "compute");  // reading, segmenting and writing interleave
-    result = segment_nuclei_tiled(session.context, tiling.engine_input(session), a.output,
-                                  std::get<NucleiParams>(params), options);
+    if (a.pipeline.pipeline == "nuclei") {
+      TiledNucleiResult result = segment_nuclei_tiled(session.context, tiling.engine_input(session), a.output,
+                                                      std::get<NucleiParams>(params), options);
+      r["threshold"] = result.threshold;
+      r["foreground"] = result.dark ? "dark" : "bright";
+      regions = std::move(result.regions);
+      components = result.components;
+      report = result.report;
+    } else {
+      TiledCellsResult result = segment_cells_tiled(session.context, tiling.engine_input(session), a.output,
+                                                    std::get<CellsParams>(params), options);
+      r["threshold"] = result.threshold;
+      r["foreground"] = result.dark ? "dark" : "bright";
+      r["markers"] = result.markers;
+      regions = std::move(result.regions);
+      components = result.components;
+      report = result.report;
+      r["rounds"] = {{"reconstruction", result.reconstruction_rounds},
+                     {"plateaus", result.plateau_rounds},
+                     {"watershed", result.watershed_rounds}};
+    }
   }
   {
     StageTimer timer(session, "write");
-    if (!a.stats.empty()) write_stats_csv(a.stats, result.regions);
+    if (!a.stats.empty()) write_stats_csv(a.stats, regions);
   }
   ImageShape const shape = image_shape(a.input);
-  auto& r = session.report;
   r["command"] = "segment";
-  r["pipeline"] = "nuclei";
+  r["pipeline"] = a.pipeline.pipeline;
   r["backend"] = to_string(session.context.resolve(tiling.tile_width * tiling.tile_height, OpFamily::pipeline));
   r["width"] = shape.width;
   r["height"] = shape.height;
-  r["threshold"] = result.threshold;
-  r["foreground"] = result.dark ? "dark" : "bright";
-  r["components"] = result.components;
-  r["tiled"] = tiled_report(tiling, result.report);
-  if (!session.options.json && !session.options.quiet) std::cout << result.components << "\n";
+  r["components"] = components;
+  r["tiled"] = tiled_report(tiling, report);
+  if (r.contains("rounds")) {
+    r["tiled"]["rounds"] = r["rounds"];
+    r.erase("rounds");
+  }
+  if (!session.options.json && !session.options.quiet) std::cout << components << "\n";
 }
 
 }  // namespace
@@ -79,9 +104,12 @@ Command make_segment_command(CLI::App& parent) {
                       "the overlay is a .png file");
       AtomicOutput check(a.overlay);
     }
-    Tiling const tiling = a.pipeline.pipeline == "nuclei" || !a.tile.empty()
-                              ? choose_tiling(session, a.input, a.tile, a.memory_limit, a.output)
-                              : Tiling{};
+    bool const can_tile = a.pipeline.pipeline == "nuclei" || a.pipeline.pipeline == "cells";
+    Tiling const tiling =
+        can_tile || !a.tile.empty()
+            ? choose_tiling(session, a.input, a.tile, a.memory_limit, a.output,
+                            a.pipeline.pipeline == "cells" ? cells_bytes_per_pixel : in_memory_bytes_per_pixel)
+            : Tiling{};
     if (tiling.tiled()) return segment_tiled(session, a, tiling);
     AnyHostImage image;
     {

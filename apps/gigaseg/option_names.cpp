@@ -31,6 +31,7 @@ std::string option_for(std::string const& subject) {
       {"KMeansParams::tolerance", "--tolerance"},
       {"CellsParams::median_size", "--median"},
       {"CellsParams::open_size", "--open"},
+      {"CellsParams::relief", "--relief"},
       {"KMeansSegmentParams::object_class", "--class"},
       {"SyntheticParams::width", "--size"},
       {"RuntimeOptions::device", "--device"},

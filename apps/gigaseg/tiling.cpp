@@ -64,7 +64,7 @@ void add_tiling_options(CLI::App& app, std::string& tile, std::string& memory_li
 }
 
 Tiling choose_tiling(Session const& session, std::string const& input, std::string const& tile,
-                     std::string const& memory_limit, std::string const& output) {
+                     std::string const& memory_limit, std::string const& output, double bytes_per_pixel) {
   Tiling tiling;
   tiling.input = input;
   auto const slash = output.find_last_of('/');
@@ -89,7 +89,7 @@ Tiling choose_tiling(Session const& session, std::string const& input, std::stri
     GIGASEG_REQUIRE(regular || ::stat(input.c_str(), &st) != 0, ErrorKind::input, input,
                     "a pipe or device cannot be read by region; save it as a tiled TIFF first");
   } else if (regular) {
-    double const need = double(pixels) * in_memory_bytes_per_pixel;
+    double const need = double(pixels) * bytes_per_pixel;
     if (need > double(tiling.budget) || (tiling.device_budget > 0 && need > double(tiling.device_budget)))
       tiling.tile_width = tiling.tile_height = 4096;
   }

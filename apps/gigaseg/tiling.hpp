@@ -14,6 +14,10 @@ namespace gigaseg::cli {
 // Bytes a pixel the in-memory runs of these commands hold at their peak: the input (at most 4),
 // the labels (4) and the union-find's parents and the statistics' scratch (8).
 constexpr double in_memory_bytes_per_pixel = 16;
+// The cells pipeline's in-memory peak: the gray, the median, the mask and the opened mask (1 each),
+// the distances (4), their squares (8), the markers, the relief and the labels (4 + 2 + 4), and the
+// watershed's keys and parents (16).
+constexpr double cells_bytes_per_pixel = 42;
 
 struct Tiling {
   index_t tile_width = 0, tile_height = 0;  // 0: in memory
@@ -42,8 +46,11 @@ void add_tiling_options(CLI::App& app, std::string& tile, std::string& memory_li
 // in the folder of `output` (the system's temporary folder when there is none). The threads that
 // read and write tiles are as many as io_threads(), fewer where the host budget holds fewer tiles
 // in flight.
+// `bytes_per_pixel`: what the command's in-memory run holds a pixel (in_memory_bytes_per_pixel for
+// most; the cells pipeline holds more).
 Tiling choose_tiling(Session const& session, std::string const& input, std::string const& tile,
-                     std::string const& memory_limit, std::string const& output = {});
+                     std::string const& memory_limit, std::string const& output = {},
+                     double bytes_per_pixel = in_memory_bytes_per_pixel);
 
 // The engine's options for `tiling`: its tile size and the progress line.
 TiledOptions tiled_options(Tiling const& tiling, Session const& session);

@@ -315,8 +315,22 @@ expect 0 histogram-memory -- histogram "$work/tissue.tif"
 cp "$work/out" "$work/h-memory.csv"
 expect 0 histogram-tiled -- histogram "$work/tissue.tif" --tile 48x32
 check histogram-tiled-same cmp -s "$work/h-memory.csv" "$work/out"
-expect 2 cells-tiled -- segment "$work/tissue.tif" "$work/c.tif" --pipeline cells --tile 64x64
-check cells-tiled-names-tile one_line_naming "--tile"
+# The cells pipeline tile by tile: the in-memory labels and statistics, byte for byte; kmeans
+# stays in memory, and the gradient relief is refused tile by tile, each by name.
+expect 0 cells-memory -- --compression none segment "$work/tissue.tif" "$work/c-memory.tif" --pipeline cells \
+  --stats "$work/c-memory.csv"
+expect 0 cells-tiled -- --json segment "$work/tissue.tif" "$work/c-tiled.tif" --pipeline cells --tile 64x48 \
+  --stats "$work/c-tiled.csv"
+check cells-tiled-json python3 -c "import json; d=json.load(open('$work/out')); t=d['tiled']; assert d['pipeline']=='cells' and d['components']>10 and t['rounds']['watershed']>=1 and t['tile_height']==48, d"
+check cells-tiled-same-stats cmp -s "$work/c-memory.csv" "$work/c-tiled.csv"
+expect 0 cells-tiled-untile -- --compression none convert "$work/c-tiled.tif" "$work/c-untiled.tif"
+check cells-tiled-same-labels cmp -s "$work/c-memory.tif" "$work/c-untiled.tif"
+check cells-tiled-no-scratch-left sh -c "! ls -a '$work' | grep -q gigaseg-scratch"
+expect 2 cells-tiled-gradient -- segment "$work/tissue.tif" "$work/c.tif" --pipeline cells --relief gradient \
+  --tile 64x64
+check cells-tiled-gradient-names one_line_naming "--relief"
+expect 2 kmeans-tiled -- segment "$work/tissue.tif" "$work/c.tif" --pipeline kmeans --tile 64x64
+check kmeans-tiled-names-tile one_line_naming "--tile"
 expect 2 nuclei-tiled-overlay -- segment "$work/tissue.tif" "$work/n.tif" --pipeline nuclei --tile 64x64 \
   --overlay "$work/n.png"
 check nuclei-tiled-overlay-names one_line_naming "--overlay"
