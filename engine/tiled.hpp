@@ -43,6 +43,10 @@ struct TiledOptions {
   // (nothing kept in equal-value mode, where the values count). When the masks of the whole image
   // take more, the second pass reads the image again. 1 GiB by default: the masks of 8.6 Gpixel.
   std::size_t mask_cache_bytes = std::size_t(1) << 30;
+  // Host memory a band of whole rows may take where a stage works in bands (the distance
+  // transform inside segment_cells_tiled: its bands are then lowered to distance_band_rows); 0:
+  // no limit, the bands as tall as the tiles.
+  std::size_t memory_bytes = 0;
   // Called after each tile of each pass with (tiles done, tiles in all passes); for progress bars.
   std::function<void(index_t, index_t)> progress;
 };
@@ -303,7 +307,7 @@ struct TiledCellsResult {
 //   1. the histogram of the median-filtered tiles (read with the median's halo): Otsu's threshold
 //      and the side, as in memory;
 //   2. the mask: median, the side, the opening, on tiles read with the halos of both;
-//   3. distance_tiled on the mask;
+//   3. distance_tiled on the mask (bands lowered to distance_band_rows within options.memory_bytes);
 //   4. distance_markers_tiled on the distances;
 //   5. the relief (65535 - squared distance in 16 bits while the distances stay below 256, the
 //      negated distance beyond) and watershed_tiled inside the mask;

@@ -319,7 +319,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
   detail::ScratchFile const mask_file(folder, "mask"), distance_file(folder, "distance"),
       markers_file(folder, "markers"), relief_file(folder, "relief"), flooded_file(folder, "flooded");
   WriteOptions scratch_write;
-  scratch_write.tiff_compression = TiffCompression::deflate;
+  scratch_write.tiff_compression = TiffCompression::none;
   scratch_write.compression_level = 1;
   index_t background = 0;
   {
@@ -381,7 +381,11 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
   // 16 bits while the squared distances fit, the negated distance beyond (as in memory).
   TiledOptions scratch_options = options;
   scratch_options.write = scratch_write;
-  add_report(report, distance_tiled(context, mask_file.path(), distance_file.path(), scratch_options));
+  TiledOptions band_options = scratch_options;
+  if (options.memory_bytes > 0)
+    band_options.tile_height =
+        std::min(options.tile_height, distance_band_rows(grid.width, options.memory_bytes, threads));
+  add_report(report, distance_tiled(context, mask_file.path(), distance_file.path(), band_options));
   MarkerParams marker_params;
   marker_params.h = params.h;
   marker_params.min_separation = params.min_separation;

@@ -112,7 +112,7 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
   detail::ScratchFile const peaks_file(folder, "peaks"), foreground_file(folder, "foreground"),
       raw_file(folder, "markers"), components_file(folder, "components");
   WriteOptions scratch_write;
-  scratch_write.tiff_compression = TiffCompression::deflate;
+  scratch_write.tiff_compression = TiffCompression::none;
   scratch_write.compression_level = 1;
   {
     TiffTileWriter peaks(peaks_file.path(), grid.width, grid.height, PixelType::u8, grid.tile_width, grid.tile_height,

@@ -116,6 +116,7 @@ TiledOptions tiled_options(Tiling const& tiling, Session const& session) {
   options.tile_height = tiling.tile_height;
   options.threads = tiling.threads;
   options.mask_cache_bytes = tiling.budget / 4;  // the labelling's masks between its passes
+  options.memory_bytes = tiling.budget;
   options.progress = progress_line(session);
   return options;
 }
