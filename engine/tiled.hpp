@@ -14,6 +14,7 @@
 #include "gigaseg/algorithms/region_stats.hpp"
 #include "gigaseg/algorithms/watershed_types.hpp"
 #include "gigaseg/core/context.hpp"
+#include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
 #include "gigaseg/core/device_memory.hpp"
@@ -85,6 +86,15 @@ struct TiledReport {
 };
 
 namespace detail {
+// Error(usage) naming TiledOptions::tile_width unless both tile sides are multiples of 16 (they
+// are the output's TIFF tiles).
+inline void require_tile_sizes(TiledOptions const& options) {
+  GIGASEG_REQUIRE(options.tile_width >= 16 && options.tile_width % 16 == 0 && options.tile_height >= 16 &&
+                      options.tile_height % 16 == 0,
+                  ErrorKind::usage, "TiledOptions::tile_width",
+                  "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
+}
+
 // The GPU memory a tiled run holds above what was in use when it began (TiledReport).
 class DevicePeak {
  public:
@@ -113,10 +123,7 @@ class DevicePeak {
 template <class OutT, class Compute>
 TiledReport filter_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,
                          index_t halo, OpFamily family, Compute&& compute, TiledOptions const& options = {}) {
-  GIGASEG_REQUIRE(options.tile_width >= 16 && options.tile_width % 16 == 0 && options.tile_height >= 16 &&
-                      options.tile_height % 16 == 0,
-                  ErrorKind::usage, "TiledOptions::tile_width",
-                  "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
+  detail::require_tile_sizes(options);
   GIGASEG_REQUIRE(halo >= 0, ErrorKind::usage, "filter_tiled(halo)", "must be 0 or more");
   ImageShape const shape = image_shape(input);
   index_t const across = (shape.width + options.tile_width - 1) / options.tile_width;

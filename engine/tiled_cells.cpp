@@ -245,10 +245,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
                   "the opening size is odd (0: none)");
   GIGASEG_REQUIRE(params.relief == CellsRelief::distance, ErrorKind::usage, "CellsParams::relief",
                   "tile by tile the cells pipeline floods the distance relief only");
-  GIGASEG_REQUIRE(options.tile_width >= 16 && options.tile_width % 16 == 0 && options.tile_height >= 16 &&
-                      options.tile_height % 16 == 0,
-                  ErrorKind::usage, "TiledOptions::tile_width",
-                  "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
+  detail::require_tile_sizes(options);
   ImageShape const shape = image_shape(input);
   detail::TileGrid const grid(shape.width, shape.height, options.tile_width, options.tile_height);
   index_t const tiles = grid.tiles();

@@ -59,10 +59,7 @@ index_t distance_band_rows(index_t width, std::size_t memory_bytes, int threads)
 
 TiledReport distance_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,
                            TiledOptions const& options) {
-  GIGASEG_REQUIRE(options.tile_width >= 16 && options.tile_width % 16 == 0 && options.tile_height >= 16 &&
-                      options.tile_height % 16 == 0,
-                  ErrorKind::usage, "TiledOptions::tile_width",
-                  "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
+  detail::require_tile_sizes(options);
   ImageShape const shape = image_shape(input);
   GIGASEG_REQUIRE(shape.width <= (index_t(1) << 30) && shape.height <= (index_t(1) << 30), ErrorKind::input, input,
                   "the distance transform takes sides up to 2^30 pixels");

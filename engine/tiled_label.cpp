@@ -130,10 +130,7 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
                              index_t earlier_passes) {
   GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "LabelParams::connectivity",
                   "must be 4 or 8");
-  GIGASEG_REQUIRE(options.tile_width >= 16 && options.tile_width % 16 == 0 && options.tile_height >= 16 &&
-                      options.tile_height % 16 == 0,
-                  ErrorKind::usage, "TiledOptions::tile_width",
-                  "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
+  detail::require_tile_sizes(options);
   ImageShape const shape = image_shape(input);
   Grid const grid(shape.width, shape.height, options.tile_width, options.tile_height);
   index_t const tiles = grid.across * grid.down;
@@ -400,10 +397,7 @@ std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std:
 TiledNucleiResult segment_nuclei_tiled(ExecutionContext const& context, std::string const& input,
                                        std::string const& output, NucleiParams const& params,
                                        TiledOptions const& options) {
-  GIGASEG_REQUIRE(options.tile_width >= 16 && options.tile_width % 16 == 0 && options.tile_height >= 16 &&
-                      options.tile_height % 16 == 0,
-                  ErrorKind::usage, "TiledOptions::tile_width",
-                  "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
+  detail::require_tile_sizes(options);
   ImageShape const shape = image_shape(input);
   Grid const grid(shape.width, shape.height, options.tile_width, options.tile_height);
   index_t const tiles = grid.across * grid.down;

@@ -24,10 +24,7 @@ namespace gigaseg {
 TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::string const& distance,
                                           std::string const& output, MarkerParams const& params,
                                           TiledOptions const& options) {
-  GIGASEG_REQUIRE(options.tile_width >= 16 && options.tile_width % 16 == 0 && options.tile_height >= 16 &&
-                      options.tile_height % 16 == 0,
-                  ErrorKind::usage, "TiledOptions::tile_width",
-                  "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
+  detail::require_tile_sizes(options);
   GIGASEG_REQUIRE(params.h > 0, ErrorKind::usage, "MarkerParams::h", "the h-maxima height must be positive");
   GIGASEG_REQUIRE(params.min_separation >= 0, ErrorKind::usage, "MarkerParams::min_separation", "must not be negative");
   GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "MarkerParams::connectivity",

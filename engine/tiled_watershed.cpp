@@ -41,10 +41,7 @@ struct RingedTile {
 TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::string const& relief,
                                      std::string const& markers, std::string const& mask, std::string const& output,
                                      WatershedParams const& params, TiledOptions const& options) {
-  GIGASEG_REQUIRE(options.tile_width >= 16 && options.tile_width % 16 == 0 && options.tile_height >= 16 &&
-                      options.tile_height % 16 == 0,
-                  ErrorKind::usage, "TiledOptions::tile_width",
-                  "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
+  detail::require_tile_sizes(options);
   GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage,
                   "WatershedParams::connectivity", "connectivity must be 4 or 8");
   ImageShape const shape = image_shape(relief);

@@ -116,6 +116,30 @@ HostImage<std::uint8_t> classes(index_t w, index_t h) {
   return image;
 }
 
+// An 8-bit gray image as it is, a colour one as its BT.601 gray (as the pipelines read them).
+HostImage<std::uint8_t> gray_of(AnyHostImage const& image) {
+  if (auto const* gray = std::get_if<HostImage<std::uint8_t>>(&image)) return *gray;
+  auto const& rgb = std::get<HostImage<Rgb8>>(image);
+  HostImage<std::uint8_t> gray("gray", rgb.width(), rgb.height());
+  Kokkos::DefaultHostExecutionSpace host;
+  rgb_to_gray(host, ImageView<Rgb8 const, Kokkos::HostSpace>(rgb), gray);
+  host.fence();
+  return gray;
+}
+
+// run() must throw Error(input) naming the input file in.tif, and leave nothing at `output`.
+template <class Run>
+void expect_input_error(Run&& run, std::string const& output, char const* otherwise) {
+  try {
+    run();
+    ADD_FAILURE() << otherwise;
+  } catch (Error const& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input);
+    EXPECT_NE(std::string(e.what()).find("in.tif"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(access(output.c_str(), F_OK), 0) << "nothing under the output's name";
+}
+
 template <class Space, class T>
 void expect_tiled_equals_memory(std::string const& in, std::string const& out, HostImage<T> const& image,
                                 LabelParams params, TiledOptions options, WriteOptions input_options) {
@@ -244,13 +268,7 @@ TYPED_TEST(Tiled, NucleiPipelineEqualsTheWholeImage) {
         SCOPED_TRACE(std::string(name) + " connectivity " + std::to_string(connectivity) + " tile " +
                      std::to_string(tile));
         write_image(this->path("in.tif"), image);
-        HostImage<std::uint8_t> gray("gray", tissue.width(), tissue.height());
-        if (auto const* rgb = std::get_if<HostImage<Rgb8>>(&image)) {
-          rgb_to_gray(host, ImageView<Rgb8 const, Kokkos::HostSpace>(*rgb), gray);
-          host.fence();
-        } else {
-          gray = std::get<HostImage<std::uint8_t>>(image);
-        }
+        HostImage<std::uint8_t> const gray = gray_of(image);
         HostImage<Label> expected("expected", gray.width(), gray.height());
         NucleiResult const memory =
             segment_nuclei(host, ImageView<std::uint8_t const, Kokkos::HostSpace>(gray), expected, params);
@@ -378,14 +396,8 @@ TYPED_TEST(Tiled, DistanceEqualsTheWholeImage) {
   std::remove(this->path("out.tif").c_str());
   TiledOptions options;
   options.tile_width = options.tile_height = 16;
-  try {
-    distance_tiled(context, this->path("in.tif"), this->path("out.tif"), options);
-    FAIL() << "an image without zero pixels was transformed";
-  } catch (Error const& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::input);
-    EXPECT_NE(std::string(e.what()).find("in.tif"), std::string::npos) << e.what();
-  }
-  EXPECT_NE(access(this->path("out.tif").c_str(), F_OK), 0) << "nothing under the output's name";
+  expect_input_error([&] { distance_tiled(context, this->path("in.tif"), this->path("out.tif"), options); },
+                     this->path("out.tif"), "an image without zero pixels was transformed");
 }
 
 // The watershed under tiling: the labels of the flood on the whole image, label for label, for
@@ -546,13 +558,7 @@ TYPED_TEST(Tiled, CellsPipelineEqualsTheWholeImage) {
                  std::to_string(params.median_size) + " separation " + std::to_string(params.min_separation) +
                  " tiles " + std::to_string(tw) + "x" + std::to_string(th));
     write_image(this->path("in.tif"), image);
-    HostImage<std::uint8_t> gray("gray", tissue.width(), tissue.height());
-    if (auto const* rgb = std::get_if<HostImage<Rgb8>>(&image)) {
-      rgb_to_gray(host, ImageView<Rgb8 const, Kokkos::HostSpace>(*rgb), gray);
-      host.fence();
-    } else {
-      gray = std::get<HostImage<std::uint8_t>>(image);
-    }
+    HostImage<std::uint8_t> const gray = gray_of(image);
     HostImage<Label> expected("expected", gray.width(), gray.height());
     CellsResult const memory =
         segment_cells(host, ImageView<std::uint8_t const, Kokkos::HostSpace>(gray), expected, params);
@@ -622,14 +628,8 @@ TYPED_TEST(Tiled, BadTilesAndInputsAreRefusedWithNothingWritten) {
   bad.tile_width = 40;
   EXPECT_THROW(label_tiled(context, this->path("in.tif"), this->path("out.tif"), LabelParams{}, false, bad), Error);
   write_image(this->path("in.tif"), test::noise_f32(64, 64, 5));
-  try {
-    label_tiled(context, this->path("in.tif"), this->path("out.tif"));
-    FAIL() << "a float image was labelled";
-  } catch (Error const& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::input);
-    EXPECT_NE(std::string(e.what()).find("in.tif"), std::string::npos) << e.what();
-  }
-  EXPECT_NE(access(this->path("out.tif").c_str(), F_OK), 0) << "nothing under the output's name";
+  expect_input_error([&] { label_tiled(context, this->path("in.tif"), this->path("out.tif")); }, this->path("out.tif"),
+                     "a float image was labelled");
 }
 
 // A PGM/PPM or PNG input (no reading by region) goes through a tiled scratch copy made by
