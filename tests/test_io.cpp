@@ -448,6 +448,17 @@ TEST_F(ImageFiles, TileWriterLeavesNothingUnlessEveryTileIsWritten) {
   expect_usage([&] { TiffTileWriter(path("a.tif"), 100, 40, PixelType::u8, 40, 64); }, "multiples of 16");
 }
 
+// BigTIFF is chosen on the bytes stored, padded edge tiles included: 30000^2 32-bit pixels fit
+// classic TIFF in strips or in 1008 x 704 tiles, not in 4096 x 4096 tiles (8 x 8 tiles of 4096^2,
+// 4 GiB), where classic TIFF's offsets ran out before.
+TEST(Io, BigTiffCountsThePaddedTiles) {
+  EXPECT_FALSE(detail::needs_bigtiff(30000, 30000, 4, 0, 0));
+  EXPECT_FALSE(detail::needs_bigtiff(30000, 30000, 4, 1008, 704));
+  EXPECT_TRUE(detail::needs_bigtiff(30000, 30000, 4, 4096, 4096));
+  EXPECT_FALSE(detail::needs_bigtiff(30000, 30000, 1, 4096, 4096));
+  EXPECT_TRUE(detail::needs_bigtiff(40000, 40000, 3, 0, 0));
+}
+
 TEST(OrderedChunks, WritesEveryChunkInOrderAndStopsAtTheFirstFailure) {
   for (int threads : {1, 2, 5}) {
     std::vector<std::size_t> order;

@@ -127,6 +127,15 @@ void write_png(std::string const& temp_path, std::string const& path, AnyHostIma
 void write_tiff(std::string const& temp_path, std::string const& path, AnyHostImage const& image,
                 WriteOptions const& options);
 void write_pnm(std::string const& temp_path, std::string const& path, AnyHostImage const& image);
+// Whether a TIFF of w x h pixels of `pixel` bytes, stored in blocks of block_width x block_height
+// (edge blocks padded to the full block; 0 x 0: strips of the full width), takes BigTIFF: its
+// stored pixels, padding included, would pass what classic TIFF's 32-bit offsets address, less
+// 64 MiB for the directory, the block tables and compression's worst-case growth.
+constexpr bool needs_bigtiff(index_t w, index_t h, index_t pixel, index_t block_width, index_t block_height) noexcept {
+  index_t const stored_w = block_width > 0 ? (w + block_width - 1) / block_width * block_width : w;
+  index_t const stored_h = block_height > 0 ? (h + block_height - 1) / block_height * block_height : h;
+  return stored_w * stored_h * pixel > (index_t(1) << 32) - (index_t(64) << 20);
+}
 // 16-bit colour to 8 bits, the rounding libpng's png_set_scale_16 uses.
 constexpr std::uint8_t scale_16_to_8(std::uint32_t v) noexcept {
   return static_cast<std::uint8_t>((v * 255u + 32767u) / 65535u);

@@ -457,8 +457,9 @@ struct TiffOutput {
   index_t pixel = 1;  // bytes
 };
 
+// block_width x block_height: the tiles (0 x 0: options.tiff_tile, or strips without it).
 TiffOutput open_output(std::string const& temp_path, std::string const& path, index_t w, index_t h, PixelType type,
-                       WriteOptions const& options) {
+                       WriteOptions const& options, index_t block_width = 0, index_t block_height = 0) {
   GIGASEG_REQUIRE(w > 0 && h > 0 && w <= 0xffffffffLL && h <= 0xffffffffLL, ErrorKind::usage, path,
                   "TIFF dimensions must be between 1 and 2^32-1");
   GIGASEG_REQUIRE(options.tiff_tile % 16 == 0 && options.tiff_tile >= 0, ErrorKind::usage, path,
@@ -471,8 +472,8 @@ TiffOutput open_output(std::string const& temp_path, std::string const& path, in
                   std::string("compression level must be 0 (default) or 1..") +
                       (out.codec.compression == TiffCompression::zstd ? "19 for zstd" : "12 for deflate"));
   out.pixel = bytes_per_pixel(type);
-  // Classic TIFF addresses 4 GiB; leave room for the directory and strip tables.
-  bool const big = options.force_bigtiff || w * h * out.pixel > (index_t(1) << 32) - (index_t(64) << 20);
+  if (block_width == 0 && options.tiff_tile > 0) block_width = block_height = options.tiff_tile;
+  bool const big = options.force_bigtiff || needs_bigtiff(w, h, out.pixel, block_width, block_height);
   out.tif.reset(TIFFOpen(temp_path.c_str(), big ? "w8" : "w"));
   if (!out.tif) fail_write(path, "cannot create");
   TIFF* tif = out.tif.get();
@@ -606,7 +607,8 @@ TiffTileWriter::TiffTileWriter(std::string const& path, index_t width, index_t h
   untiled.tiff_tile = 0;
   detail::HandlerScope handlers;
   state_ = std::make_unique<State>(path);
-  state_->out = detail::open_output(state_->output.temp_path(), path, width, height, type, untiled);
+  state_->out =
+      detail::open_output(state_->output.temp_path(), path, width, height, type, untiled, tile_width, tile_height);
   TIFFSetField(state_->out.tif.get(), TIFFTAG_TILEWIDTH, std::uint32_t(tile_width));
   TIFFSetField(state_->out.tif.get(), TIFFTAG_TILELENGTH, std::uint32_t(tile_height));
   state_->written.assign(std::size_t(tiles_across() * tiles_down()), false);
