@@ -2,7 +2,8 @@
 # On the GPU machine: the tile engine on the GPU (packed build: GIGASEG_PACK="tests/gigaseg_tests
 # apps/gigaseg perf/tiled_mosaic perf/tiff_equal" bash scripts/pack-device.sh build/cuda-bench).
 #   1. the tile engine's tests and the labelling tests on every backend, and the CLI tests;
-#   2. `segment --pipeline nuclei` on a SIZE x SIZE (default 50000) 4096-tiled Deflate BigTIFF of
+#   2. `segment --pipeline PIPELINE` (nuclei, the default, or cells) on a SIZE x SIZE (default
+#      50000) 4096-tiled Deflate BigTIFF of
 #      repeated and mirrored synthetic tissue, RUNS times (default 3) each, alternating, after
 #      `sync`: in memory, and tile by tile under --memory-limit LIMIT (default 8G); wall time and
 #      peak resident memory of each run, the --json report (stages, the tiled entry: busy time of
@@ -20,6 +21,7 @@ work=${WORK:-/tmp/gigaseg-tiled}
 size=${SIZE:-50000}
 limit=${LIMIT:-8G}
 runs=${RUNS:-3}
+pipeline=${PIPELINE:-nuclei}
 mkdir -p "$out" "$work"
 export LD_LIBRARY_PATH=$dev/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GIGASEG_TEST_DATA=$root/tests/data
@@ -70,6 +72,8 @@ if t:
     line += (f"; tiles {t['tiles']}, threads {t['threads']}, busy s {busy}, peak device "
              f"{t['peak_device_bytes'] / 2**30:.2f} GiB (budget {t['device_memory_budget_bytes'] / 2**30:.1f}),"
              f" peak resident {t['peak_resident_bytes'] / 2**30:.2f} GiB")
+    if "rounds" in t:
+        line += f", rounds {t['rounds']}"
 print(line)
 EOF
 }
@@ -77,9 +81,9 @@ EOF
 if [[ -z ${SKIP_TESTS:-} ]]; then
   echo "== tests"
   OMP_NUM_THREADS=4 "$dev/gigaseg_tests" \
-    --gtest_filter='*Tiled*:TilePipeline*:*RegionStats*:*RegionTotals*:*Label*:*Renumber*:*Nuclei*:*Markers*' \
+    --gtest_filter='*Tiled*:TilePipeline*:*RegionStats*:*RegionTotals*:*Label*:*Renumber*:*Nuclei*:*Markers*:*Distance*:*Watershed*' \
     >"$out/tests.log" 2>&1
-  echo "gigaseg_tests (tiled, labels, statistics, nuclei): exit $? ($(grep -c '^\[       OK' "$out/tests.log") ok," \
+  echo "gigaseg_tests (tiled, labels, statistics, nuclei, markers, distance, watershed): exit $? ($(grep -c '^\[       OK' "$out/tests.log") ok," \
     "$(grep -c '^\[  FAILED  \] [A-Z]' "$out/tests.log") failed)"
   grep '^\[  FAILED  \] [A-Z]' "$out/tests.log" | head -20
   timeout 300 bash "$dev/cli/test_cli.sh" "$gigaseg" >"$out/cli.log" 2>&1
@@ -94,11 +98,11 @@ echo "== ${size}x${size}: $(du -m "$image" | cut -f1) MB, made in $((SECONDS - s
 for run in $(seq "$runs"); do
   sync
   echo "memory run $run: $(timed "memory-$size-$run" "$gigaseg" --json --backend cuda segment "$image" \
-    "$work/memory.tif" --pipeline nuclei --stats "$work/memory.csv")"
+    "$work/memory.tif" --pipeline "$pipeline" --stats "$work/memory.csv")"
   summary "memory-$size-$run"
   sync
   echo "tiled --memory-limit $limit run $run: $(timed "tiled-$size-$run" "$gigaseg" --json --backend cuda segment \
-    "$image" "$work/tiled.tif" --pipeline nuclei --stats "$work/tiled.csv" --memory-limit "$limit")"
+    "$image" "$work/tiled.tif" --pipeline "$pipeline" --stats "$work/tiled.csv" --memory-limit "$limit")"
   summary "tiled-$size-$run"
 done
 median "$size in memory" "memory-$size-"
@@ -108,7 +112,7 @@ cmp -s "$work/memory.csv" "$work/tiled.csv" && echo "statistics: equal ($(($(wc 
   echo "statistics: DIFFER"
 if [[ -n ${HOST_RUN-1} ]]; then  # the same tiles on the host backend: the same answer
   echo "tiled on the host (openmp): $(timed "host-$size" "$gigaseg" --json --backend openmp segment "$image" \
-    "$work/host.tif" --pipeline nuclei --stats "$work/host.csv" --memory-limit "$limit")"
+    "$work/host.tif" --pipeline "$pipeline" --stats "$work/host.csv" --memory-limit "$limit")"
   summary "host-$size"
   echo "labels, GPU and host: $("$dev/tiff_equal" "$work/tiled.tif" "$work/host.tif")"
   cmp -s "$work/host.csv" "$work/tiled.csv" && echo "statistics, GPU and host: equal" || echo "statistics: DIFFER"
@@ -122,7 +126,7 @@ if [[ -n ${BIG:-} ]]; then
   echo "== ${BIG}x${BIG}: $(du -m "$big" | cut -f1) MB, made in $((SECONDS - start)) s; $(df -h "$work" | tail -1)"
   sync
   echo "tiled --memory-limit $limit, Zstd output: $(timed "tiled-$BIG" "$gigaseg" --json --backend cuda --compression zstd segment \
-    "$big" "$work/big.tif" --pipeline nuclei --stats "$work/big.csv" --memory-limit "$limit")"
+    "$big" "$work/big.tif" --pipeline "$pipeline" --stats "$work/big.csv" --memory-limit "$limit")"
   summary "tiled-$BIG"
   echo "output: $(du -m "$work/big.tif" | cut -f1) MB, $(($(wc -l <"$work/big.csv") - 1)) regions"
   rm -f "$work/big.tif" "$big"
