@@ -83,6 +83,20 @@ struct TiledReport {
   std::size_t kept_mask_bytes = 0;  // the first pass's masks kept for the second (0: it read the image again)
   std::size_t pixel_bytes_read = 0, pixel_bytes_written = 0;
   StageSeconds seconds;  // over all passes
+
+  // A stage's report added to a run's made of several: its passes, bytes and busy time summed,
+  // the peaks the larger of the two.
+  void add(TiledReport const& stage) {
+    passes += stage.passes;
+    pixel_bytes_read += stage.pixel_bytes_read;
+    pixel_bytes_written += stage.pixel_bytes_written;
+    peak_tile_bytes = std::max(peak_tile_bytes, stage.peak_tile_bytes);
+    peak_device_bytes = std::max(peak_device_bytes, stage.peak_device_bytes);
+    kept_mask_bytes = std::max(kept_mask_bytes, stage.kept_mask_bytes);
+    seconds.read += stage.seconds.read;
+    seconds.compute += stage.seconds.compute;
+    seconds.write += stage.seconds.write;
+  }
 };
 
 namespace detail {

@@ -53,18 +53,6 @@ Region with_right_and_below(detail::TileGrid const& grid, Region const& core) {
                 std::min(grid.height, core.y + core.height + 1) - core.y};
 }
 
-void add_report(TiledReport& to, TiledReport const& r) {
-  to.pixel_bytes_read += r.pixel_bytes_read;
-  to.pixel_bytes_written += r.pixel_bytes_written;
-  to.peak_tile_bytes = std::max(to.peak_tile_bytes, r.peak_tile_bytes);
-  to.peak_device_bytes = std::max(to.peak_device_bytes, r.peak_device_bytes);
-  to.kept_mask_bytes = std::max(to.kept_mask_bytes, r.kept_mask_bytes);
-  to.seconds.read += r.seconds.read;
-  to.seconds.compute += r.seconds.compute;
-  to.seconds.write += r.seconds.write;
-  to.passes += r.passes;
-}
-
 }  // namespace
 
 index_t merge_small_regions_tiled(std::string const& labels, std::string const& output, index_t count, index_t min_area,
@@ -382,14 +370,14 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
   if (options.memory_bytes > 0)
     band_options.tile_height =
         std::min(options.tile_height, distance_band_rows(grid.width, options.memory_bytes, threads));
-  add_report(report, distance_tiled(context, mask_file.path(), distance_file.path(), band_options));
+  report.add(distance_tiled(context, mask_file.path(), distance_file.path(), band_options));
   MarkerParams marker_params;
   marker_params.h = params.h;
   marker_params.min_separation = params.min_separation;
   marker_params.connectivity = params.connectivity;
   TiledMarkersResult const markers =
       distance_markers_tiled(context, distance_file.path(), markers_file.path(), marker_params, scratch_options);
-  add_report(report, markers.report);
+  report.add(markers.report);
   result.markers = markers.markers;
   result.reconstruction_rounds = markers.reconstruction_rounds;
   result.plateau_rounds = markers.plateau_rounds;
@@ -448,7 +436,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
   TiledWatershedResult const flooded =
       watershed_tiled(context, relief_file.path(), markers_file.path(), mask_file.path(), flooded_file.path(),
                       watershed_params, scratch_options);
-  add_report(report, flooded.report);
+  report.add(flooded.report);
   result.watershed_rounds = flooded.rounds;
   result.components =
       merge_small_regions_tiled(flooded_file.path(), output, result.markers, params.min_area, options, &report);

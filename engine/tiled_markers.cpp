@@ -157,17 +157,7 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
   TiledLabelResult const raw =
       label_tiled(context, peaks_file.path(), separate ? raw_file.path() : output, label_params, false, label_options);
   result.markers = raw.components;
-  auto add = [&](TiledReport const& r) {
-    result.report.pixel_bytes_read += r.pixel_bytes_read;
-    result.report.pixel_bytes_written += r.pixel_bytes_written;
-    result.report.peak_tile_bytes = std::max(result.report.peak_tile_bytes, r.peak_tile_bytes);
-    result.report.peak_device_bytes = std::max(result.report.peak_device_bytes, r.peak_device_bytes);
-    result.report.seconds.read += r.seconds.read;
-    result.report.seconds.compute += r.seconds.compute;
-    result.report.seconds.write += r.seconds.write;
-    result.report.passes += r.passes;
-  };
-  add(raw.report);
+  result.report.add(raw.report);
   result.report.passes += reconstruction.rounds + plateaus.rounds + 1;
   if (!separate) return result;
   if (raw.components < 2) {  // nothing to separate: the labels are the markers
@@ -180,7 +170,7 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
   // foreground component; then the separation as in memory.
   TiledLabelResult const components =
       label_tiled(context, foreground_file.path(), components_file.path(), label_params, false, label_options);
-  add(components.report);
+  result.report.add(components.report);
   std::vector<std::int64_t> sums(std::size_t(3 * (raw.components + 1)), 0);
   std::vector<float> heights(std::size_t(raw.components + 1), 0.f);
   std::vector<Label> component_of(std::size_t(raw.components + 1), 0);
