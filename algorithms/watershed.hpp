@@ -58,7 +58,8 @@ void watershed(ExecSpace const& space, ImageView<T const, typename ExecSpace::me
 // ring's fall: relaxing the tiles and passing each its neighbours' border keys until none changes
 // reaches the whole image's keys; a pixel's label is then its parent's, across the rings as
 // within a tile, so exchanging the border labels until none changes gives watershed()'s labels.
-// The portable path on every backend.
+// The portable path on every backend; on OpenMP the tuned path floods the tile in key order with
+// the ring as fixed roots (the same keys and labels).
 template <class ExecSpace, class T>
 void watershed_tile(ExecSpace const& space, ImageView<T const, typename ExecSpace::memory_space> const& relief,
                     ImageView<Label const, typename ExecSpace::memory_space> const& markers,

@@ -11,7 +11,7 @@ struct WatershedAlgorithm {
   static constexpr char const* name = "watershed";
 };
 
-// The tag of watershed_tile() (no backend has a tuned path for it).
+// The tag of watershed_tile() (the OpenMP backend's tuned path floods the host tile by key).
 struct WatershedTileAlgorithm {
   static constexpr char const* name = "watershed_tile";
 };

@@ -2,14 +2,21 @@
 // region (TiledInput, engine/tiled.hpp).
 #include "gigaseg/engine/tile_reader.hpp"
 #include "gigaseg/engine/tiled.hpp"
+#include "gigaseg/core/error.hpp"
 
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace gigaseg::detail {
 
@@ -59,6 +66,70 @@ ScratchFile::ScratchFile(std::string const& folder, char const* tag) {
 }
 
 ScratchFile::~ScratchFile() { ::unlink(path_.c_str()); }
+
+TileStoreFile::TileStoreFile(std::string const& folder, char const* tag, std::size_t slot_bytes)
+    : file_(folder, tag), slot_bytes_(slot_bytes) {
+  fd_ = ::open(file_.path().c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  GIGASEG_REQUIRE(fd_ >= 0, ErrorKind::resource, file_.path(),
+                  std::string("cannot be created: ") + std::strerror(errno));
+}
+
+TileStoreFile::~TileStoreFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+namespace {
+// Rows `pitch` bytes apart in memory to or from consecutive bytes of `fd` from `at`, in calls of
+// up to IOV_MAX rows (pwritev / preadv), resumed after a partial transfer. false on a failure
+// (errno set; ENOSPC for a write that wrote nothing, EIO for a read past the end).
+template <bool Write>
+bool transfer_rows(int fd, char* first, index_t rows, std::size_t row_bytes, std::size_t pitch, off_t at) {
+  std::vector<iovec> pieces;
+  for (index_t y = 0; y < rows;) {
+    index_t const batch = std::min<index_t>(rows - y, IOV_MAX);
+    pieces.clear();
+    for (index_t r = 0; r < batch; ++r) pieces.push_back(iovec{first + std::size_t(y + r) * pitch, row_bytes});
+    std::size_t left = std::size_t(batch) * row_bytes;
+    std::size_t piece = 0;
+    while (left > 0) {
+      ssize_t const done = Write ? ::pwritev(fd, &pieces[piece], int(pieces.size() - piece), at)
+                                 : ::preadv(fd, &pieces[piece], int(pieces.size() - piece), at);
+      if (done <= 0) {
+        if (done == 0) errno = Write ? ENOSPC : EIO;
+        if (done < 0 && errno == EINTR) continue;
+        return false;
+      }
+      at += done, left -= std::size_t(done);
+      for (std::size_t moved = std::size_t(done); moved > 0;) {  // skip what was moved
+        if (moved >= pieces[piece].iov_len) {
+          moved -= pieces[piece].iov_len;
+          ++piece;
+        } else {
+          pieces[piece].iov_base = static_cast<char*>(pieces[piece].iov_base) + moved;
+          pieces[piece].iov_len -= moved;
+          moved = 0;
+        }
+      }
+    }
+    y += batch;
+  }
+  return true;
+}
+}  // namespace
+
+void TileStoreFile::put(index_t t, void const* first, index_t rows, std::size_t row_bytes, std::size_t pitch) {
+  GIGASEG_REQUIRE(std::size_t(rows) * row_bytes <= slot_bytes_, ErrorKind::internal, file_.path(),
+                  "a tile larger than its slot");
+  GIGASEG_REQUIRE(transfer_rows<true>(fd_, static_cast<char*>(const_cast<void*>(first)), rows, row_bytes, pitch,
+                                      off_t(std::size_t(t) * slot_bytes_)),
+                  ErrorKind::resource, file_.path(), std::string("cannot be written: ") + std::strerror(errno));
+}
+
+void TileStoreFile::get(index_t t, void* first, index_t rows, std::size_t row_bytes, std::size_t pitch) const {
+  GIGASEG_REQUIRE(
+      transfer_rows<false>(fd_, static_cast<char*>(first), rows, row_bytes, pitch, off_t(std::size_t(t) * slot_bytes_)),
+      ErrorKind::internal, file_.path(), std::string("cannot be read back: ") + std::strerror(errno));
+}
 
 std::string folder_of(std::string const& path) {
   auto const slash = path.find_last_of('/');

@@ -2,6 +2,7 @@
 // The tile engine's reads: the rectangles of a TIFF's tiles, in the raster order of the tiles.
 #include "gigaseg/core/io/image_file.hpp"
 
+#include <cstddef>
 #include <string>
 
 namespace gigaseg::detail {
@@ -44,6 +45,46 @@ class ScratchFile {
 
  private:
   std::string path_;
+};
+
+// Images of tiles kept between the passes of a stage (what a round computed, so that a later pass
+// reads it instead of computing the tile again): a scratch file in `folder` of one fixed slot of
+// slot_pixels pixels of T per tile, removed when this object goes. put(t, image) writes tile t's
+// slot again each time the tile is computed, get(t, w, h) reads back the last one written. Calls
+// from any thread (positioned reads and writes); a full disk is an Error(resource).
+class TileStoreFile {
+ public:
+  TileStoreFile(std::string const& folder, char const* tag, std::size_t slot_bytes);
+  ~TileStoreFile();
+  TileStoreFile(TileStoreFile const&) = delete;
+  TileStoreFile& operator=(TileStoreFile const&) = delete;
+  // Slot t from / into `rows` rows of row_bytes bytes each, the rows `pitch` bytes apart in memory.
+  void put(index_t t, void const* first, index_t rows, std::size_t row_bytes, std::size_t pitch);
+  void get(index_t t, void* first, index_t rows, std::size_t row_bytes, std::size_t pitch) const;
+
+ private:
+  ScratchFile file_;
+  std::size_t slot_bytes_;
+  int fd_ = -1;
+};
+
+template <class T>
+class TileStore {
+ public:
+  TileStore(std::string const& folder, char const* tag, index_t slot_pixels)
+      : file_(folder, tag, std::size_t(slot_pixels) * sizeof(T)) {}
+  void put(index_t t, ImageView<T const, Kokkos::HostSpace> const& image) {
+    file_.put(t, image.data(), image.height(), std::size_t(image.width()) * sizeof(T),
+              std::size_t(image.pitch_bytes()));
+  }
+  HostImage<T> get(index_t t, index_t width, index_t height) const {
+    HostImage<T> image("gigaseg::tiled::stored", width, height);
+    file_.get(t, image.data(), height, std::size_t(width) * sizeof(T), std::size_t(image.pitch_bytes()));
+    return image;
+  }
+
+ private:
+  TileStoreFile file_;
 };
 
 // The folder of `path` ("." for a bare file name).

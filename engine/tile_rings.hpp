@@ -49,8 +49,10 @@ template <class Out, bool Exact, class Convert>
 HostImage<Out> ringed_copy(AnyHostImage const& image, Region const& core, Region const& extended, Convert&& convert,
                            std::string const& path, char const* refusal) {
   HostImage<Out> out("gigaseg::tiled::ringed", core.width + 2, core.height + 2);
-  for (index_t y = 0; y < out.height(); ++y)
-    for (index_t x = 0; x < out.width(); ++x) out(y, x) = Out(0);
+  if (extended.width != out.width() || extended.height != out.height()) {  // the ring leaves the image
+    for (index_t y = 0; y < out.height(); ++y)
+      for (index_t x = 0; x < out.width(); ++x) out(y, x) = Out(0);
+  }
   bool done = false;
   std::visit(
       [&](auto const& in) {
@@ -183,16 +185,31 @@ RoundsDone ring_rounds(TileGrid const& grid, Seams<V>& seams, Read&& read, Compu
           Region const core = grid.core(t);
           std::vector<V> const border = compute(t, std::move(input));
           index_t const r = t / grid.across, c = t % grid.across;
+          // Which sides changed, judged before any is stored: a corner pixel lies on two sides, and
+          // storing one side first would hide the other's change (and its neighbours' marks).
+          auto at = [&](int side, index_t j, index_t& y, index_t& x) {
+            y = side == 0 ? core.y : side == 1 ? core.y + core.height - 1 : core.y + j;
+            x = side == 2 ? core.x : side == 3 ? core.x + core.width - 1 : core.x + j;
+          };
+          bool changed[4] = {false, false, false, false};
           std::size_t k = 0;
           for (int side = 0; side < 4; ++side) {
-            bool changed = false;
             index_t const n = side < 2 ? core.width : core.height;
             for (index_t j = 0; j < n; ++j, ++k) {
-              index_t const y = side == 0 ? core.y : side == 1 ? core.y + core.height - 1 : core.y + j;
-              index_t const x = side == 2 ? core.x : side == 3 ? core.x + core.width - 1 : core.x + j;
-              changed = seams.put(y, x, border[k]) || changed;
+              index_t y, x;
+              at(side, j, y, x);
+              changed[side] = changed[side] || !(seams.get(y, x) == border[k]);
             }
-            if (!changed) continue;
+          }
+          k = 0;
+          for (int side = 0; side < 4; ++side) {
+            index_t const n = side < 2 ? core.width : core.height;
+            for (index_t j = 0; j < n; ++j, ++k) {
+              index_t y, x;
+              at(side, j, y, x);
+              seams.put(y, x, border[k]);
+            }
+            if (!changed[side]) continue;
             for (index_t d = -1; d <= 1; ++d) {  // the neighbours beyond that side, corners included
               if (side == 0) mark(r - 1, c + d);
               if (side == 1) mark(r + 1, c + d);

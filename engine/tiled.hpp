@@ -254,7 +254,7 @@ index_t distance_band_rows(index_t width, std::size_t memory_bytes, int threads)
 
 struct TiledWatershedResult {
   index_t rounds = 0;             // rounds over the tiles until no border changed
-  index_t tile_computations = 0;  // tiles computed in all, the last pass included
+  index_t tile_computations = 0;  // tiles computed in all
   TiledReport report;             // passes: rounds + 1
 };
 
@@ -268,9 +268,10 @@ struct TiledWatershedResult {
 // kept between rounds for the rows and columns on either side of every seam (12 bytes a pixel of
 // those lines). Round 1 computes every tile; each later round the tiles whose ring changed, in
 // raster order, a tile seeing the borders computed before it in the round. Keys only fall, so the
-// rounds end at the whole image's keys and labels; a last pass computes every tile again and
-// writes its labels. The rounds needed grow with the tiles a flood path crosses (a spiral plateau
-// through every tile takes about one round per crossing).
+// rounds end at the whole image's keys and labels. Each computation's labels go to a scratch file
+// beside `output` (4 bytes a pixel, removed afterwards); a tile's last computation had its final
+// ring, so a last pass writes those labels. The rounds needed grow with the tiles a flood path crosses (a spiral
+// plateau through every tile takes about one round per crossing).
 TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::string const& relief,
                                      std::string const& markers, std::string const& mask, std::string const& output,
                                      WatershedParams const& params = {}, TiledOptions const& options = {});
@@ -278,7 +279,7 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
 struct TiledMarkersResult {
   index_t markers = 0;                                    // M
   index_t reconstruction_rounds = 0, plateau_rounds = 0;  // rounds of tiles with rings
-  index_t tile_computations = 0;                          // outside the labelling's passes
+  index_t tile_computations = 0;                          // in the rounds
   TiledReport report;                                     // over every pass
 };
 
@@ -288,8 +289,9 @@ struct TiledMarkersResult {
 //
 // The reconstruction by dilation (h-maxima) and the spread of the non-maximum flags over plateaus
 // are global fixpoints: each runs in rounds of tiles with rings (h_maxima_tile,
-// regional_maxima_tile), as watershed_tiled's keys do. A pass then writes the peaks (regional
-// maxima) and the foreground to scratch TIFFs beside `output` (removed afterwards), and
+// regional_maxima_tile), as watershed_tiled's keys do; each tile's reconstruction and flags from its
+// last computation wait in scratch files (5 bytes a pixel). A pass then writes the peaks (regional
+// maxima) and the foreground to scratch TIFFs beside `output` (all removed afterwards), and
 // label_tiled numbers the peaks as label() does. With a minimum separation, the foreground's
 // components are labelled too, a pass sums each marker's pixels and takes its height and
 // component, the host decides as in memory (separate_markers), and a last pass renumbers.
@@ -319,12 +321,15 @@ struct TiledCellsResult {
   std::vector<RegionStats> regions;
   index_t reconstruction_rounds = 0, plateau_rounds = 0, watershed_rounds = 0;
   TiledReport report;  // over every pass of every stage
+  // The wall seconds of each stage, in the order run: histogram, mask, distance, markers, relief,
+  // watershed, merge, statistics.
+  std::vector<std::pair<std::string, double>> stage_seconds;
 };
 
 // The `cells` pipeline (algorithms/pipelines/cells.hpp, the distance relief) on a TIFF (8-bit gray or
 // RGB) tile by tile, equal, label for label and statistic for statistic, to segment_cells() on the
 // whole image. Each global stage runs under the engine, its intermediate images in scratch TIFFs
-// beside `output` (Deflate level 1, removed afterwards):
+// beside `output` (uncompressed, about 15 bytes a pixel, removed afterwards):
 //   1. the histogram of the median-filtered tiles (read with the median's halo): Otsu's threshold
 //      and the side, as in memory;
 //   2. the mask: median, the side, the opening, on tiles read with the halos of both;

@@ -16,6 +16,7 @@
 #include "gigaseg/engine/tiled.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -264,6 +265,12 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
     median(space, gray, smooth, params.median_size);
     return ImageView<std::uint8_t const, Memory>(smooth);
   };
+  auto stage_began = std::chrono::steady_clock::now();
+  auto stage_done = [&](char const* name) {
+    auto const now = std::chrono::steady_clock::now();
+    result.stage_seconds.emplace_back(name, std::chrono::duration<double>(now - stage_began).count());
+    stage_began = now;
+  };
   auto note = [&](Region const& read, std::size_t bytes_per_pixel) {
     report.peak_tile_bytes = std::max(report.peak_tile_bytes, std::size_t(read.width * read.height) * bytes_per_pixel);
   };
@@ -292,6 +299,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
         [](std::size_t, int) {}, detail::PipelineWorkers{reader.concurrent_reads(threads), 1, &report.seconds});
     report.passes += 1;
   }
+  stage_done("histogram");
   result.threshold = otsu_bin(counts.data(), 256);
   index_t above = 0;
   for (int b = result.threshold + 1; b < 256; ++b) above += index_t(counts[std::size_t(b)]);
@@ -348,6 +356,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
     writer.commit();
     report.passes += 1;
   }
+  stage_done("mask");
   if (background == 0 || background == pixels) {  // Otsu found no two classes: nothing segmented
     TiffTileWriter writer(output, grid.width, grid.height, PixelType::u32, grid.tile_width, grid.tile_height,
                           options.write);
@@ -371,6 +380,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
     band_options.tile_height =
         std::min(options.tile_height, distance_band_rows(grid.width, options.memory_bytes, threads));
   report.add(distance_tiled(context, mask_file.path(), distance_file.path(), band_options));
+  stage_done("distance");
   MarkerParams marker_params;
   marker_params.h = params.h;
   marker_params.min_separation = params.min_separation;
@@ -381,6 +391,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
   result.markers = markers.markers;
   result.reconstruction_rounds = markers.reconstruction_rounds;
   result.plateau_rounds = markers.plateau_rounds;
+  stage_done("markers");
   float most = 0;
   {
     detail::TileReader reader(distance_file.path(), image_shape(distance_file.path()), grid.tile_width,
@@ -429,6 +440,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
     writer.commit();
     report.passes += 2;  // the largest distance, and the relief
   }
+  stage_done("relief");
 
   // The watershed inside the mask, the small regions merged, the statistics against the gray.
   WatershedParams watershed_params;
@@ -438,9 +450,12 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
                       watershed_params, scratch_options);
   report.add(flooded.report);
   result.watershed_rounds = flooded.rounds;
+  stage_done("watershed");
   result.components =
       merge_small_regions_tiled(flooded_file.path(), output, result.markers, params.min_area, options, &report);
+  stage_done("merge");
   result.regions = region_stats_tiled(output, result.components, input, options, &report);
+  stage_done("statistics");
   return result;
 }
 

@@ -48,8 +48,13 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
     return detail::ringed_copy<float, true>(
         d, core, ringed, [](float v) { return v; }, distance, "the distances must be a float image, not ");
   };
-  // Tile t's reconstruction on `space` (with its ring from the seams), and with `lower` its flags.
-  auto propagate = [&](auto const& space, index_t t, HostImage<float> const& d, auto* lower) {
+  // The reconstruction of each tile's last computation in its rounds (its final ring, so its final
+  // values), read back by the passes after them instead of computing the tile again.
+  std::string const folder = detail::folder_of(output);
+  detail::TileStore<float> stored(folder, "reconstruction", grid.tile_width * grid.tile_height);
+  detail::TileStore<std::uint8_t> stored_flags(folder, "flags", grid.tile_width * grid.tile_height);
+  // Tile t's reconstruction on `space` with its ring from the seams, stored.
+  auto reconstruct = [&](auto const& space, index_t t, HostImage<float> const& d) {
     using Memory = typename std::decay_t<decltype(space)>::memory_space;
     Region const core = grid.core(t);
     HostImage<float> ring("gigaseg::tiled::rec", core.width + 2, core.height + 2);
@@ -57,14 +62,34 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
     ImageView<float const, Memory> const dist = upload(space, d);
     ImageView<float, Memory> const rec = upload(space, ring);
     h_maxima_tile(space, dist, rec, params);
-    if (lower != nullptr) {
-      HostImage<std::uint8_t> flags("gigaseg::tiled::lower", core.width + 2, core.height + 2);
-      lower_seams.ring_into(core, flags);
-      *lower = upload(space, flags);
-      regional_maxima_tile(space, dist, ImageView<float const, Memory>(rec), *lower, params);
-    }
+    space.fence();
+    stored.put(t, download(space, rec.roi(1, 1, core.width, core.height)));
     device_peak.sample(space, result.report.peak_device_bytes);
     return rec;
+  };
+  // Tile t's final reconstruction and its ring, from the store and the seams.
+  auto reconstruction_of = [&](index_t t) {
+    Region const core = grid.core(t);
+    HostImage<float> rec("gigaseg::tiled::rec", core.width + 2, core.height + 2);
+    rec_seams.ring_into(core, rec);
+    HostImage<float> const inside = stored.get(t, core.width, core.height);
+    for (index_t y = 0; y < core.height; ++y)
+      for (index_t x = 0; x < core.width; ++x) rec(y + 1, x + 1) = inside(y, x);
+    return rec;
+  };
+  // Tile t's flags (1: off the regional maxima) on `space`, with their ring from the seams, stored.
+  auto flags_of = [&](auto const& space, index_t t, HostImage<float> const& d) {
+    using Memory = typename std::decay_t<decltype(space)>::memory_space;
+    Region const core = grid.core(t);
+    HostImage<std::uint8_t> flags("gigaseg::tiled::lower", core.width + 2, core.height + 2);
+    lower_seams.ring_into(core, flags);
+    ImageView<std::uint8_t, Memory> const lower = upload(space, flags);
+    regional_maxima_tile(space, ImageView<float const, Memory>(upload(space, d)),
+                         ImageView<float const, Memory>(upload(space, reconstruction_of(t))), lower, params);
+    space.fence();
+    stored_flags.put(t, download(space, lower.roi(1, 1, core.width, core.height)));
+    device_peak.sample(space, result.report.peak_device_bytes);
+    return lower;
   };
   auto note = [&](index_t t) {
     Region const core = grid.core(t);
@@ -77,11 +102,8 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
       grid, rec_seams, read,
       [&](index_t t, HostImage<float>&& d) {
         std::vector<float> border;
-        on_backend(context, d.width() * d.height(), OpFamily::distance, [&](auto const& space) {
-          using Memory = typename std::decay_t<decltype(space)>::memory_space;
-          border =
-              detail::border_of(space, propagate(space, t, d, static_cast<ImageView<std::uint8_t, Memory>*>(nullptr)));
-        });
+        on_backend(context, d.width() * d.height(), OpFamily::distance,
+                   [&](auto const& space) { border = detail::border_of(space, reconstruct(space, t, d)); });
         note(t);
         return border;
       },
@@ -90,12 +112,8 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
       grid, lower_seams, read,
       [&](index_t t, HostImage<float>&& d) {
         std::vector<std::uint8_t> border;
-        on_backend(context, d.width() * d.height(), OpFamily::distance, [&](auto const& space) {
-          using Memory = typename std::decay_t<decltype(space)>::memory_space;
-          ImageView<std::uint8_t, Memory> lower;
-          propagate(space, t, d, &lower);
-          border = detail::border_of(space, lower);
-        });
+        on_backend(context, d.width() * d.height(), OpFamily::distance,
+                   [&](auto const& space) { border = detail::border_of(space, flags_of(space, t, d)); });
         return border;
       },
       &result.report.seconds, options.progress);
@@ -105,7 +123,6 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
 
   // The peaks (regional maxima of the foreground) and the foreground, into scratch TIFFs.
   bool const separate = params.min_separation > 0;
-  std::string const folder = detail::folder_of(output);
   detail::ScratchFile const peaks_file(folder, "peaks"), foreground_file(folder, "foreground"),
       raw_file(folder, "markers"), components_file(folder, "components");
   WriteOptions scratch_write;
@@ -123,22 +140,15 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
         [&](std::size_t tile, HostImage<float>&& d) {
           index_t const t = index_t(tile);
           Region const core = grid.core(t);
-          HostImage<std::uint8_t> flags;
-          on_backend(context, d.width() * d.height(), OpFamily::distance, [&](auto const& space) {
-            using Memory = typename std::decay_t<decltype(space)>::memory_space;
-            ImageView<std::uint8_t, Memory> lower;
-            propagate(space, t, d, &lower);
-            flags = download(space, lower);
-          });
+          HostImage<std::uint8_t> const flags = stored_flags.get(t, core.width, core.height);
           std::pair<HostImage<std::uint8_t>, HostImage<std::uint8_t>> out{
               HostImage<std::uint8_t>("gigaseg::tiled::peaks", core.width, core.height),
               HostImage<std::uint8_t>("gigaseg::tiled::foreground", core.width, core.height)};
           for (index_t y = 0; y < core.height; ++y)
             for (index_t x = 0; x < core.width; ++x) {
-              out.first(y, x) = flags(y + 1, x + 1) ? 0 : 255;
+              out.first(y, x) = flags(y, x) ? 0 : 255;
               out.second(y, x) = d(y + 1, x + 1) > 0 ? 255 : 0;
             }
-          ++result.tile_computations;
           return out;
         },
         [&](std::size_t t, std::pair<HostImage<std::uint8_t>, HostImage<std::uint8_t>>&& out) {
@@ -179,23 +189,18 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
     detail::TileReader component_reader(components_file.path(), image_shape(components_file.path()), grid.tile_width,
                                         grid.tile_height);
     struct Summaries {
-      HostImage<float> d;
+      HostImage<float> rec;
       AnyHostImage labels, components;
     };
     detail::pipeline_tiles(
         std::size_t(tiles),
         [&](std::size_t t) {
           Region const core = grid.core(index_t(t));
-          return Summaries{read(index_t(t)), raw_reader.read(core), component_reader.read(core)};
+          return Summaries{stored.get(index_t(t), core.width, core.height), raw_reader.read(core),
+                           component_reader.read(core)};
         },
         [&](std::size_t tile, Summaries&& in) {
-          index_t const t = index_t(tile);
-          Region const core = grid.core(t);
-          HostImage<float> rec;
-          on_backend(context, in.d.width() * in.d.height(), OpFamily::distance, [&](auto const& space) {
-            using Memory = typename std::decay_t<decltype(space)>::memory_space;
-            rec = download(space, propagate(space, t, in.d, static_cast<ImageView<std::uint8_t, Memory>*>(nullptr)));
-          });
+          Region const core = grid.core(index_t(tile));
           auto const& labels = std::get<HostImage<Label>>(in.labels);
           auto const& comps = std::get<HostImage<Label>>(in.components);
           for (index_t y = 0; y < core.height; ++y)
@@ -205,10 +210,9 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
               sums[3 * l] += core.x + x;
               sums[3 * l + 1] += core.y + y;
               sums[3 * l + 2] += 1;
-              heights[l] = rec(y + 1, x + 1);
+              heights[l] = in.rec(y, x);
               component_of[l] = comps(y, x);
             }
-          ++result.tile_computations;
           return 0;
         },
         [](std::size_t, int) {}, detail::PipelineWorkers{1, 1, &result.report.seconds});

@@ -1,6 +1,6 @@
 // The marker-based watershed under tiling (engine/tiled.hpp, watershed_tiled): rounds of tiles,
 // each relaxed with a ring of its neighbours' border keys and labels (watershed_tile), until no
-// border changes; then a last pass writes every tile's labels.
+// border changes; then a last pass writes every tile's labels as its last computation left them.
 #include "gigaseg/algorithms/watershed.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
@@ -97,18 +97,23 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
     return tile;
   };
 
-  // Tile t on the backend, with its ring from the seams: its labels (final_pass), else its border
-  // keys and labels (detail::border_of's order).
-  auto compute = [&](index_t t, RingedTile&& tile, bool final_pass, std::vector<KeyLabel>* border) {
+  // The labels of each tile's last computation: its ring did not change after it (else the tile
+  // would have been computed again), so they are its final labels.
+  detail::TileStore<Label> stored(detail::folder_of(output), "watershed-labels", tw * th);
+  // Tile t on the backend, with its ring from the seams: its labels into `stored`, its border keys
+  // and labels (detail::border_of's order) returned.
+  auto compute = [&](index_t t, RingedTile&& tile) {
     Region const core = grid.core(t);
     index_t const w = core.width + 2, h = core.height + 2;
-    HostImage<KeyLabel> ring("gigaseg::tiled::ring", w, h);
-    seams.ring_into(core, ring);
+    // The ring's keys and labels from the seams (the inside is watershed_tile's to fill).
     HostImage<std::uint64_t> ring_keys("gigaseg::tiled::ring_keys", w, h);
     HostImage<Label> ring_labels("gigaseg::tiled::ring_labels", w, h);
     for (index_t y = 0; y < h; ++y)
-      for (index_t x = 0; x < w; ++x) ring_keys(y, x) = ring(y, x).key, ring_labels(y, x) = ring(y, x).label;
-    HostImage<Label> labels;
+      for (index_t x = 0; x < w; x += (y == 0 || y == h - 1) ? 1 : w - 1) {
+        KeyLabel const v = seams.get(core.y - 1 + y, core.x - 1 + x);
+        ring_keys(y, x) = v.key, ring_labels(y, x) = v.label;
+      }
+    std::vector<KeyLabel> border;
     on_backend(context, w * h, OpFamily::distance, [&](auto const& space) {
       using Memory = typename std::decay_t<decltype(space)>::memory_space;
       ImageView<std::uint64_t, Memory> const keys = upload(space, ring_keys);
@@ -121,48 +126,42 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
                            ImageView<std::uint8_t const, Memory>(upload(space, tile.mask)));
           },
           tile.relief);
-      if (final_pass) {
-        labels = download(space, out);
-      } else {
-        std::vector<std::uint64_t> const k = detail::border_of(space, keys);
-        std::vector<Label> const l = detail::border_of(space, out);
-        for (std::size_t i = 0; i < k.size(); ++i) border->push_back(KeyLabel{k[i], l[i]});
-      }
+      space.fence();
+      stored.put(t, download(space, out.roi(1, 1, core.width, core.height)));
+      std::vector<std::uint64_t> const k = detail::border_of(space, keys);
+      std::vector<Label> const l = detail::border_of(space, out);
+      for (std::size_t i = 0; i < k.size(); ++i) border.push_back(KeyLabel{k[i], l[i]});
       device_peak.sample(space, result.report.peak_device_bytes);
     });
     result.report.peak_tile_bytes =
         std::max(result.report.peak_tile_bytes, std::size_t(w * h) * (sizeof(float) + 2 * sizeof(Label) + 1 + 2 * 8));
-    return final_pass ? labels.roi(1, 1, core.width, core.height) : HostImage<Label>();
+    return border;
   };
 
   // Rounds until no border changes (detail::ring_rounds).
-  detail::RoundsDone const rounds = detail::ring_rounds(
-      grid, seams, read,
-      [&](index_t t, RingedTile&& tile) {
-        std::vector<KeyLabel> border;
-        compute(t, std::move(tile), false, &border);
-        return border;
-      },
-      &result.report.seconds, options.progress);
+  detail::RoundsDone const rounds =
+      detail::ring_rounds(grid, seams, read, compute, &result.report.seconds, options.progress);
   result.rounds = rounds.rounds;
   result.tile_computations = rounds.computations;
 
-  // The last pass: every tile again, its labels written.
+  // The last pass: every tile's stored labels written.
   TiffTileWriter writer(output, width, height, PixelType::u32, tw, th, options.write);
   detail::pipeline_tiles(
-      std::size_t(tiles), [&](std::size_t t) { return read(index_t(t)); },
-      [&](std::size_t t, RingedTile&& tile) {
-        HostImage<Label> labels = compute(index_t(t), std::move(tile), true, nullptr);
+      std::size_t(tiles),
+      [&](std::size_t t) {
+        Region const core = grid.core(index_t(t));
+        return stored.get(index_t(t), core.width, core.height);
+      },
+      [&](std::size_t t, HostImage<Label>&& labels) {
         result.report.pixel_bytes_written += std::size_t(labels.width() * labels.height()) * sizeof(Label);
         if (options.progress) options.progress(index_t(t) + 1, tiles);
-        return labels;
+        return std::move(labels);
       },
       [&](std::size_t t, HostImage<Label>&& labels) {
         writer.write_tile(index_t(t) % across, index_t(t) / across, labels);
       },
-      detail::PipelineWorkers{1, threads, &result.report.seconds});
+      detail::PipelineWorkers{threads, threads, &result.report.seconds});
   writer.commit();
-  result.tile_computations += tiles;
   result.report.passes = result.rounds + 1;
   return result;
 }

@@ -341,7 +341,7 @@ TYPED_TEST(WatershedOnBackend, EqualsTheFloodOnPlateaus) {
 template <class Space, class T>
 index_t tiled_watershed(Space const& space, HostImage<T> const& relief, HostImage<Label> const& markers,
                         HostImage<std::uint8_t> const& mask, int connectivity, index_t tile_w, index_t tile_h,
-                        HostImage<Label>& labels) {
+                        HostImage<Label>& labels, Path path) {
   using M = typename Space::memory_space;
   index_t const w = relief.width(), h = relief.height();
   HostImage<std::uint64_t> keys("keys", w, h);
@@ -368,11 +368,25 @@ index_t tiled_watershed(Space const& space, HostImage<T> const& relief, HostImag
           }
         ImageView<std::uint64_t, M> const k_on = test::to_space(space, k);
         ImageView<Label, M> const l_on = test::to_space(space, l);
-        watershed_tile(space, ImageView<T const, M>(test::to_space(space, r)),
-                       ImageView<Label const, M>(test::to_space(space, m)), k_on, l_on, WatershedParams{connectivity},
-                       ImageView<std::uint8_t const, M>(test::to_space(space, k_mask)));
+        WatershedParams params{connectivity};
+        params.path = path;
+        ImageView<T const, M> const r_on(test::to_space(space, r));
+        ImageView<Label const, M> const m_on(test::to_space(space, m));
+        // Without a mask the ring beyond the image stays unreached, so no mask is needed there.
+        ImageView<std::uint8_t const, M> const mask_on =
+            mask.empty() ? ImageView<std::uint8_t const, M>()
+                         : ImageView<std::uint8_t const, M>(test::to_space(space, k_mask));
+        watershed_tile(space, r_on, m_on, k_on, l_on, params, mask_on);
         auto const k_out = test::to_host(space, k_on);
         auto const l_out = test::to_host(space, l_on);
+        if (path != Path::portable) {  // the tuned path's keys and labels are the portable path's
+          ImageView<std::uint64_t, M> const k_portable = test::to_space(space, k);
+          ImageView<Label, M> const l_portable = test::to_space(space, l);
+          params.path = Path::portable;
+          watershed_tile(space, r_on, m_on, k_portable, l_portable, params, mask_on);
+          EXPECT_EQ(test::count_differences(test::to_host(space, k_portable), k_out), 0) << "keys";
+          EXPECT_EQ(test::count_differences(test::to_host(space, l_portable), l_out), 0) << "labels";
+        }
         for (index_t y = 1; y <= th; ++y)
           for (index_t x = 1; x <= tw; ++x) {
             index_t const gy = ty + y - 1, gx = tx + x - 1;
@@ -403,14 +417,15 @@ TYPED_TEST(WatershedOnBackend, TilesWithRingsEqualTheFlood) {
         HostImage<Label> expected("expected", w, h);
         watershed_flood(HostImage<T const>(relief), HostImage<Label const>(markers), expected,
                         WatershedParams{connectivity}, HostImage<std::uint8_t const>(m));
-        for (auto [tw, th] : {std::pair<index_t, index_t>{7, 5}, {16, 16}, {40, 9}}) {
-          HostImage<Label> labels("labels", w, h);
-          index_t const rounds = tiled_watershed(space, relief, markers, m, connectivity, tw, th, labels);
-          most_rounds = std::max(most_rounds, rounds);
-          EXPECT_EQ(test::count_differences(labels, expected), 0)
-              << type << " kind " << kind << " connectivity " << connectivity << (with_mask ? " masked" : "")
-              << " tiles " << tw << "x" << th << " after " << rounds << " rounds";
-        }
+        for (auto [tw, th] : {std::pair<index_t, index_t>{7, 5}, {16, 16}, {40, 9}})
+          for (Path path : {Path::portable, Path::automatic}) {
+            HostImage<Label> labels("labels", w, h);
+            index_t const rounds = tiled_watershed(space, relief, markers, m, connectivity, tw, th, labels, path);
+            most_rounds = std::max(most_rounds, rounds);
+            EXPECT_EQ(test::count_differences(labels, expected), 0)
+                << type << " kind " << kind << " connectivity " << connectivity << (with_mask ? " masked" : "")
+                << " tiles " << tw << "x" << th << " path " << to_string(path) << " after " << rounds << " rounds";
+          }
       }
   };
   for (int kind = 0; kind < 5; ++kind) {

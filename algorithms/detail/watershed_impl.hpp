@@ -53,9 +53,10 @@ void watershed_tile(ExecSpace const& space, ImageView<T const, typename ExecSpac
   detail::require_same_size("watershed_tile", relief.width(), relief.height(), keys.width(), keys.height());
   GIGASEG_REQUIRE(relief.width() >= 3 && relief.height() >= 3, ErrorKind::usage, "watershed_tile",
                   "a tile and its ring take at least 3 x 3 pixels");
-  detail::dispatch<WatershedTileAlgorithm>(space, params.path, [&] {
-    detail::watershed_portable(space, relief, markers, out, params.connectivity, mask, keys);
-  });
+  detail::dispatch<WatershedTileAlgorithm>(
+      space, params.path,
+      [&] { detail::watershed_portable(space, relief, markers, out, params.connectivity, mask, keys); }, relief,
+      markers, keys, out, params, mask);
 }
 
 template <class ExecSpace, class T>

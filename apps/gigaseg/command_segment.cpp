@@ -56,6 +56,7 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
       r["rounds"] = {{"reconstruction", result.reconstruction_rounds},
                      {"plateaus", result.plateau_rounds},
                      {"watershed", result.watershed_rounds}};
+      for (auto const& [stage, seconds] : result.stage_seconds) r["stage_seconds"][stage] = seconds;
     }
   }
   {
@@ -73,6 +74,10 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
   if (r.contains("rounds")) {
     r["tiled"]["rounds"] = r["rounds"];
     r.erase("rounds");
+  }
+  if (r.contains("stage_seconds")) {
+    r["tiled"]["stage_seconds"] = r["stage_seconds"];
+    r.erase("stage_seconds");
   }
   if (!session.options.json && !session.options.quiet) std::cout << components << "\n";
 }

@@ -10,16 +10,29 @@
 
 namespace gigaseg::tuned {
 
+namespace {
+
+// The flood of watershed_flood() per connected component of the mask, the components spread over
+// the threads. With `ring_keys` (watershed_tile()), the image is a tile and a ring of one pixel:
+// the ring's pixels are fixed roots (detail::flood_by_key) with the keys ring_keys holds and the
+// labels `out` holds, and the tile's keys are written to ring_keys.
 template <class T>
-bool watershed(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace> const& relief,
-               ImageView<Label const, Kokkos::HostSpace> const& markers, ImageView<Label, Kokkos::HostSpace> const& out,
-               WatershedParams const& params, ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask) {
-  if (mask.empty()) return false;
+void flood_components(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace> const& relief,
+                      ImageView<Label const, Kokkos::HostSpace> const& markers,
+                      ImageView<Label, Kokkos::HostSpace> const& out, WatershedParams const& params,
+                      ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask,
+                      ImageView<std::uint64_t, Kokkos::HostSpace> const& ring_keys) {
+  using Key = detail::WatershedKey<T>;
   index_t const width = relief.width(), height = relief.height();
+  bool const ringed = !ring_keys.empty();
+  auto on_ring = [&](index_t y, index_t x) {
+    return ringed && (y == 0 || x == 0 || y == height - 1 || x == width - 1);
+  };
   ImageView<Label, Kokkos::HostSpace> component("gigaseg::watershed::components", width, height);
   index_t const components = label(space, mask, component, LabelParams{params.connectivity});
-  // Each component's markers in raster order, its size (to balance the threads) and its bounding
-  // box (its keys live in a buffer of that box, cache-sized for a cell).
+  // Each component's seeds (its markers and, in a tile, its ring pixels) in raster order, its
+  // size (to balance the threads) and its bounding box (its keys live in a buffer of that box,
+  // cache-sized for a cell, unless they go to ring_keys).
   struct Box {
     index_t y0, x0, y1, x1;
   };
@@ -29,12 +42,16 @@ bool watershed(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace
   for (index_t y = 0; y < height; ++y)
     for (index_t x = 0; x < width; ++x) {
       Label const c = component(y, x);
-      out(y, x) = 0;
+      bool const ring = on_ring(y, x);
+      if (!ring) {
+        out(y, x) = 0;
+        if (ringed) ring_keys(y, x) = Key::unreached;
+      }
       if (c == 0) continue;
       ++size[c - 1];
       Box& b = box[c - 1];
       b.y0 = std::min(b.y0, y), b.x0 = std::min(b.x0, x), b.y1 = std::max(b.y1, y), b.x1 = std::max(b.x1, x);
-      if (markers(y, x) != 0) seeds[c - 1].push_back(y * width + x);
+      if (ring || markers(y, x) != 0) seeds[c - 1].push_back(y * width + x);
     }
   // Contiguous runs of components with about equal pixel counts, one per thread.
   int const threads = space.concurrency();
@@ -48,7 +65,6 @@ bool watershed(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace
     running += size[std::size_t(c)];
     if (running * threads >= total * t) first[std::size_t(t++)] = c + 1;
   }
-  using Key = detail::WatershedKey<T>;
   auto inside = [&](index_t y, index_t x) { return component(y, x) != 0; };
   Kokkos::parallel_for(
       "gigaseg::watershed[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, threads), [&](int thread) {
@@ -59,6 +75,12 @@ bool watershed(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace
         std::vector<std::uint64_t> keys;
         for (index_t c = first[std::size_t(thread)]; c < first[std::size_t(thread) + 1]; ++c) {
           if (seeds[std::size_t(c)].empty()) continue;  // no marker: nothing to flood, all 0
+          if (ringed) {
+            auto key_at = [&](index_t y, index_t x) -> std::uint64_t& { return ring_keys(y, x); };
+            detail::flood_by_key(relief, markers, out, params.connectivity, seeds[std::size_t(c)], inside, key_at, heap,
+                                 on_ring);
+            continue;
+          }
           Box const b = box[std::size_t(c)];
           index_t const box_width = b.x1 - b.x0 + 1;
           keys.assign(std::size_t(box_width * (b.y1 - b.y0 + 1)), Key::unreached);
@@ -69,6 +91,44 @@ bool watershed(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace
         }
       });
   space.fence();
+}
+
+}  // namespace
+
+template <class T>
+bool watershed(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace> const& relief,
+               ImageView<Label const, Kokkos::HostSpace> const& markers, ImageView<Label, Kokkos::HostSpace> const& out,
+               WatershedParams const& params, ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask) {
+  if (mask.empty()) return false;
+  flood_components(space, relief, markers, out, params, mask, ImageView<std::uint64_t, Kokkos::HostSpace>());
+  return true;
+}
+
+template <class T>
+bool watershed_tile_host(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostSpace> const& relief,
+                         ImageView<Label const, Kokkos::HostSpace> const& markers,
+                         ImageView<std::uint64_t, Kokkos::HostSpace> const& keys,
+                         ImageView<Label, Kokkos::HostSpace> const& out, WatershedParams const& params,
+                         ImageView<std::uint8_t const, Kokkos::HostSpace> const& mask) {
+  space.fence();
+  if (!mask.empty()) {
+    flood_components(space, relief, markers, out, params, mask, keys);
+    return true;
+  }
+  // No mask: one flood over the tile, its ring fixed.
+  index_t const width = relief.width(), height = relief.height();
+  auto on_ring = [&](index_t y, index_t x) { return y == 0 || x == 0 || y == height - 1 || x == width - 1; };
+  std::vector<index_t> seeds;
+  for (index_t y = 0; y < height; ++y)
+    for (index_t x = 0; x < width; ++x) {
+      bool const ring = on_ring(y, x);
+      if (!ring) out(y, x) = 0, keys(y, x) = detail::WatershedKey<T>::unreached;
+      if (ring || markers(y, x) != 0) seeds.push_back(y * width + x);
+    }
+  detail::RadixHeap<index_t> heap;
+  auto key_at = [&](index_t y, index_t x) -> std::uint64_t& { return keys(y, x); };
+  detail::flood_by_key(
+      relief, markers, out, params.connectivity, seeds, [](index_t, index_t) { return true; }, key_at, heap, on_ring);
   return true;
 }
 
@@ -84,5 +144,16 @@ template bool watershed<float>(Kokkos::OpenMP const&, ImageView<float const, Kok
                                ImageView<Label const, Kokkos::HostSpace> const&,
                                ImageView<Label, Kokkos::HostSpace> const&, WatershedParams const&,
                                ImageView<std::uint8_t const, Kokkos::HostSpace> const&);
+
+#define GIGASEG_WATERSHED_TILE_HOST(T)                                                                      \
+  template bool watershed_tile_host<T>(Kokkos::OpenMP const&, ImageView<T const, Kokkos::HostSpace> const&, \
+                                       ImageView<Label const, Kokkos::HostSpace> const&,                    \
+                                       ImageView<std::uint64_t, Kokkos::HostSpace> const&,                  \
+                                       ImageView<Label, Kokkos::HostSpace> const&, WatershedParams const&,  \
+                                       ImageView<std::uint8_t const, Kokkos::HostSpace> const&);
+GIGASEG_WATERSHED_TILE_HOST(std::uint8_t)
+GIGASEG_WATERSHED_TILE_HOST(std::uint16_t)
+GIGASEG_WATERSHED_TILE_HOST(float)
+#undef GIGASEG_WATERSHED_TILE_HOST
 
 }  // namespace gigaseg::tuned
