@@ -23,6 +23,16 @@
 
 namespace gigaseg::detail {
 
+// f(y) for the rows y of [0, rows) on the host's threads (the per-pixel loops of the engine's
+// passes that need no order).
+template <class F>
+void host_rows(index_t rows, F&& f) {
+  Kokkos::parallel_for("gigaseg::tiled::host_rows",
+                       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<index_t>>(0, rows),
+                       [&](index_t y) { f(y); });
+  Kokkos::DefaultHostExecutionSpace().fence();
+}
+
 // The tiles of a width x height image, in raster order: tile t covers core(t).
 struct TileGrid {
   index_t width = 0, height = 0, tile_width = 0, tile_height = 0, across = 0, down = 0;

@@ -129,8 +129,9 @@ index_t merge_small_regions_tiled(std::string const& labels, std::string const& 
   detail::pipeline_tiles(
       std::size_t(tiles), [&](std::size_t t) { return labels_of(last_reader.read(grid.core(index_t(t))), labels); },
       [&](std::size_t, HostImage<Label>&& in) {
-        for (index_t y = 0; y < in.height(); ++y)
+        detail::host_rows(in.height(), [&](index_t y) {
           for (index_t x = 0; x < in.width(); ++x) in(y, x) = new_id[in(y, x)];
+        });
         r.pixel_bytes_read += std::size_t(in.width() * in.height()) * sizeof(Label);
         r.pixel_bytes_written += std::size_t(in.width() * in.height()) * sizeof(Label);
         return std::move(in);
@@ -400,8 +401,15 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
         std::size_t(tiles), [&](std::size_t t) { return reader.read(grid.core(index_t(t))); },
         [&](std::size_t, AnyHostImage&& d) {
           HostImage<float> const& distances = std::get<HostImage<float>>(d);
-          for (index_t y = 0; y < distances.height(); ++y)
-            for (index_t x = 0; x < distances.width(); ++x) most = std::max(most, distances(y, x));
+          float tile_most = 0;
+          Kokkos::parallel_reduce(
+              "gigaseg::tiled::largest",
+              Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<index_t>>(0, distances.height()),
+              [&](index_t y, float& row_most) {
+                for (index_t x = 0; x < distances.width(); ++x) row_most = std::max(row_most, distances(y, x));
+              },
+              Kokkos::Max<float>(tile_most));
+          most = std::max(most, tile_most);
           return 0;
         },
         [](std::size_t, int) {}, detail::PipelineWorkers{1, 1, &report.seconds});
@@ -421,16 +429,18 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
           index_t const w = distances.width(), h = distances.height();
           if (!narrow) {
             HostImage<float> relief("gigaseg::tiled::relief", w, h);
-            for (index_t y = 0; y < h; ++y)
+            detail::host_rows(h, [&](index_t y) {
               for (index_t x = 0; x < w; ++x) relief(y, x) = -distances(y, x);
+            });
             return AnyHostImage(relief);
           }
           HostImage<std::uint16_t> relief("gigaseg::tiled::relief", w, h);
-          for (index_t y = 0; y < h; ++y)
+          detail::host_rows(h, [&](index_t y) {
             for (index_t x = 0; x < w; ++x) {
               double const v = double(distances(y, x));
               relief(y, x) = std::uint16_t(65535 - std::llround(v * v));
             }
+          });
           return AnyHostImage(relief);
         },
         [&](std::size_t t, AnyHostImage&& relief) {

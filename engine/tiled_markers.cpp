@@ -144,11 +144,12 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
           std::pair<HostImage<std::uint8_t>, HostImage<std::uint8_t>> out{
               HostImage<std::uint8_t>("gigaseg::tiled::peaks", core.width, core.height),
               HostImage<std::uint8_t>("gigaseg::tiled::foreground", core.width, core.height)};
-          for (index_t y = 0; y < core.height; ++y)
+          detail::host_rows(core.height, [&](index_t y) {
             for (index_t x = 0; x < core.width; ++x) {
               out.first(y, x) = flags(y, x) ? 0 : 255;
               out.second(y, x) = d(y + 1, x + 1) > 0 ? 255 : 0;
             }
+          });
           return out;
         },
         [&](std::size_t t, std::pair<HostImage<std::uint8_t>, HostImage<std::uint8_t>>&& out) {
@@ -235,8 +236,9 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
       std::size_t(tiles), [&](std::size_t t) { return raw_reader.read(grid.core(index_t(t))); },
       [&](std::size_t, AnyHostImage&& in) {
         HostImage<Label> labels = std::get<HostImage<Label>>(in);
-        for (index_t y = 0; y < labels.height(); ++y)
+        detail::host_rows(labels.height(), [&](index_t y) {
           for (index_t x = 0; x < labels.width(); ++x) labels(y, x) = new_id[labels(y, x)];
+        });
         result.report.pixel_bytes_written += std::size_t(labels.width() * labels.height()) * sizeof(Label);
         return labels;
       },

@@ -179,18 +179,20 @@ AnyHostImage decode(TIFF* tif, Layout const& layout, std::string const& path, Re
   std::size_t const buffer_size = std::size_t(tiled ? TIFFTileSize(tif) : TIFFStripSize(tif));
   // Reads chunk i (tile in raster order, or strip) through `handle` into the image; false with a
   // message on failure.
-  auto read_chunk = [&](TIFF* handle, std::size_t i, std::vector<unsigned char>& buffer, std::string& failure) {
-    buffer.resize(buffer_size);
+  // The buffer is left uninitialised (libtiff fills it; a vector would zero it for every region).
+  using Buffer = std::unique_ptr<unsigned char[]>;
+  auto read_chunk = [&](TIFF* handle, std::size_t i, Buffer& buffer, std::string& failure) {
+    if (!buffer) buffer.reset(new unsigned char[buffer_size]);
     std::size_t const column = first_column + i % across, row = first_row + i / across;
     std::uint32_t const x = std::uint32_t(column) * block_width, y = std::uint32_t(row) * block_height;
-    bool const ok = tiled ? TIFFReadTile(handle, buffer.data(), x, y, 0, 0) >= 0
-                          : TIFFReadEncodedStrip(handle, tstrip_t(row), buffer.data(), tmsize_t(buffer.size())) >= 0;
+    bool const ok = tiled ? TIFFReadTile(handle, buffer.get(), x, y, 0, 0) >= 0
+                          : TIFFReadEncodedStrip(handle, tstrip_t(row), buffer.get(), tmsize_t(buffer_size)) >= 0;
     if (!ok) {
       failure = with_detail(tiled ? "corrupt or truncated tile at " + std::to_string(x) + "," + std::to_string(y)
                                   : "corrupt or truncated strip " + std::to_string(row));
       return false;
     }
-    place<T, Sample>(image, layout, buffer.data(), x, y, block_width, block_height);
+    place<T, Sample>(image, layout, buffer.get(), x, y, block_width, block_height);
     return true;
   };
   // Images of 4 MiB and more are decoded on io_threads(), a handle each; the error reported is
@@ -200,7 +202,7 @@ AnyHostImage decode(TIFF* tif, Layout const& layout, std::string const& path, Re
                           : 1;
   std::string failure;
   if (threads <= 1) {
-    std::vector<unsigned char> buffer;
+    Buffer buffer;
     for (std::size_t i = 0; i < chunks; ++i)
       if (!read_chunk(tif, i, buffer, failure)) GIGASEG_THROW(ErrorKind::input, path, failure);
     return image;
@@ -211,7 +213,7 @@ AnyHostImage decode(TIFF* tif, Layout const& layout, std::string const& path, Re
   auto worker = [&](bool own_handle) {
     TiffHandle mine(own_handle ? reopen() : nullptr);
     TIFF* handle = own_handle ? mine.get() : tif;
-    std::vector<unsigned char> buffer;
+    Buffer buffer;
     std::string message;
     for (;;) {
       std::size_t const i = next.fetch_add(1);
