@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -129,6 +130,17 @@ void TileStoreFile::get(index_t t, void* first, index_t rows, std::size_t row_by
   GIGASEG_REQUIRE(
       transfer_rows<false>(fd_, static_cast<char*>(first), rows, row_bytes, pitch, off_t(std::size_t(t) * slot_bytes_)),
       ErrorKind::internal, file_.path(), std::string("cannot be read back: ") + std::strerror(errno));
+}
+
+WriteOptions scratch_write_options(std::string const& folder, double bytes) {
+  WriteOptions write;
+  write.tiff_compression = TiffCompression::none;
+  struct statvfs disk {};
+  if (::statvfs(folder.c_str(), &disk) == 0 && bytes > 0.5 * double(disk.f_bavail) * double(disk.f_frsize)) {
+    write.tiff_compression = TiffCompression::zstd;
+    write.compression_level = 1;
+  }
+  return write;
 }
 
 std::string folder_of(std::string const& path) {

@@ -87,6 +87,12 @@ class TileStore {
   TileStoreFile file_;
 };
 
+// How the engine writes the scratch TIFFs of a run that keeps about `bytes` of them (uncompressed)
+// in `folder` at once: uncompressed where that takes at most half the folder's free space (the
+// fastest), else Zstd level 1 (masks and label images shrink tens of times, distances a few), so
+// that a large image does not fill the disk.
+WriteOptions scratch_write_options(std::string const& folder, double bytes);
+
 // The folder of `path` ("." for a bare file name).
 std::string folder_of(std::string const& path);
 

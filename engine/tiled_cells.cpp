@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <variant>
@@ -310,11 +311,11 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
 
   // Pass 2: the mask (the side, opened) into a scratch TIFF; its background counted.
   std::string const folder = detail::folder_of(output);
-  detail::ScratchFile const mask_file(folder, "mask"), distance_file(folder, "distance"),
-      markers_file(folder, "markers"), relief_file(folder, "relief"), flooded_file(folder, "flooded");
-  WriteOptions scratch_write;
-  scratch_write.tiff_compression = TiffCompression::none;
-  scratch_write.compression_level = 1;
+  auto distance_file = std::make_unique<detail::ScratchFile>(folder, "distance");  // removed after the relief
+  detail::ScratchFile const mask_file(folder, "mask"), markers_file(folder, "markers"), relief_file(folder, "relief"),
+      flooded_file(folder, "flooded");
+  // About 20 bytes a pixel of scratch at the most (during the markers' stage).
+  WriteOptions const scratch_write = detail::scratch_write_options(folder, 20.0 * double(pixels));
   index_t background = 0;
   {
     index_t const halo = median_halo + open_halo;
@@ -380,14 +381,14 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
   if (options.memory_bytes > 0)
     band_options.tile_height =
         std::min(options.tile_height, distance_band_rows(grid.width, options.memory_bytes, threads));
-  report.add(distance_tiled(context, mask_file.path(), distance_file.path(), band_options));
+  report.add(distance_tiled(context, mask_file.path(), distance_file->path(), band_options));
   stage_done("distance");
   MarkerParams marker_params;
   marker_params.h = params.h;
   marker_params.min_separation = params.min_separation;
   marker_params.connectivity = params.connectivity;
   TiledMarkersResult const markers =
-      distance_markers_tiled(context, distance_file.path(), markers_file.path(), marker_params, scratch_options);
+      distance_markers_tiled(context, distance_file->path(), markers_file.path(), marker_params, scratch_options);
   report.add(markers.report);
   result.markers = markers.markers;
   result.reconstruction_rounds = markers.reconstruction_rounds;
@@ -395,7 +396,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
   stage_done("markers");
   float most = 0;
   {
-    detail::TileReader reader(distance_file.path(), image_shape(distance_file.path()), grid.tile_width,
+    detail::TileReader reader(distance_file->path(), image_shape(distance_file->path()), grid.tile_width,
                               grid.tile_height);
     detail::pipeline_tiles(
         std::size_t(tiles), [&](std::size_t t) { return reader.read(grid.core(index_t(t))); },
@@ -418,7 +419,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
   // to 255.998 as a float); they are the squares of the float distances rounded (exact there).
   bool const narrow = most < 256.f;
   {
-    detail::TileReader reader(distance_file.path(), image_shape(distance_file.path()), grid.tile_width,
+    detail::TileReader reader(distance_file->path(), image_shape(distance_file->path()), grid.tile_width,
                               grid.tile_height);
     TiffTileWriter writer(relief_file.path(), grid.width, grid.height, narrow ? PixelType::u16 : PixelType::f32,
                           grid.tile_width, grid.tile_height, scratch_write);
@@ -450,6 +451,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
     writer.commit();
     report.passes += 2;  // the largest distance, and the relief
   }
+  distance_file.reset();
   stage_done("relief");
 
   // The watershed inside the mask, the small regions merged, the statistics against the gray.

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -52,7 +53,8 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
   // values), read back by the passes after them instead of computing the tile again.
   std::string const folder = detail::folder_of(output);
   detail::TileStore<float> stored(folder, "reconstruction", grid.tile_width * grid.tile_height);
-  detail::TileStore<std::uint8_t> stored_flags(folder, "flags", grid.tile_width * grid.tile_height);
+  auto stored_flags =  // removed once the peaks are written
+      std::make_unique<detail::TileStore<std::uint8_t>>(folder, "flags", grid.tile_width * grid.tile_height);
   // Tile t's reconstruction on `space` with its ring from the seams, stored.
   auto reconstruct = [&](auto const& space, index_t t, HostImage<float> const& d) {
     using Memory = typename std::decay_t<decltype(space)>::memory_space;
@@ -87,7 +89,7 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
     regional_maxima_tile(space, ImageView<float const, Memory>(upload(space, d)),
                          ImageView<float const, Memory>(upload(space, reconstruction_of(t))), lower, params);
     space.fence();
-    stored_flags.put(t, download(space, lower.roi(1, 1, core.width, core.height)));
+    stored_flags->put(t, download(space, lower.roi(1, 1, core.width, core.height)));
     device_peak.sample(space, result.report.peak_device_bytes);
     return lower;
   };
@@ -125,9 +127,8 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
   bool const separate = params.min_separation > 0;
   detail::ScratchFile const peaks_file(folder, "peaks"), foreground_file(folder, "foreground"),
       raw_file(folder, "markers"), components_file(folder, "components");
-  WriteOptions scratch_write;
-  scratch_write.tiff_compression = TiffCompression::none;
-  scratch_write.compression_level = 1;
+  WriteOptions const scratch_write =
+      detail::scratch_write_options(folder, 15.0 * double(grid.width) * double(grid.height));
   {
     TiffTileWriter peaks(peaks_file.path(), grid.width, grid.height, PixelType::u8, grid.tile_width, grid.tile_height,
                          scratch_write);
@@ -140,7 +141,7 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
         [&](std::size_t tile, HostImage<float>&& d) {
           index_t const t = index_t(tile);
           Region const core = grid.core(t);
-          HostImage<std::uint8_t> const flags = stored_flags.get(t, core.width, core.height);
+          HostImage<std::uint8_t> const flags = stored_flags->get(t, core.width, core.height);
           std::pair<HostImage<std::uint8_t>, HostImage<std::uint8_t>> out{
               HostImage<std::uint8_t>("gigaseg::tiled::peaks", core.width, core.height),
               HostImage<std::uint8_t>("gigaseg::tiled::foreground", core.width, core.height)};
@@ -160,6 +161,7 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
     peaks.commit();
     if (foreground) foreground->commit();
   }
+  stored_flags.reset();
   TiledOptions label_options = options;
   label_options.write = scratch_write;
   LabelParams label_params;

@@ -17,6 +17,7 @@
 #include "gigaseg/algorithms/watershed.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/engine/tile_pipeline.hpp"
+#include "gigaseg/engine/tile_reader.hpp"
 #include "gigaseg/engine/tiled.hpp"
 #include "tests/backends.hpp"
 #include "tests/generators.hpp"
@@ -681,6 +682,28 @@ TYPED_TEST(Tiled, StreamFormatsGoThroughAScratchCopy) {
 // stage in order), and the first failure of any stage stops the run and reaches the caller: a bad
 // read is reported at its tile's turn, so no tile after it is computed or written, whatever the
 // readers; a failed write leaves at most the tiles in flight on the other writers to be written.
+// Scratch TIFFs are written uncompressed while they take at most half the free disk, else with Zstd;
+// a tile store gives back the last image put into each slot, pitched or not.
+TEST(TileScratch, CompressedWhenTheDiskIsShortAndStoresGiveBackTheLastTile) {
+  EXPECT_EQ(detail::scratch_write_options(".", 1.0).tiff_compression, TiffCompression::none);
+  EXPECT_EQ(detail::scratch_write_options(".", 1e30).tiff_compression, TiffCompression::zstd);
+  detail::TileStore<std::uint16_t> store(".", "test", 40 * 30);
+  for (int round = 0; round < 2; ++round)
+    for (index_t t = 0; t < 3; ++t) {
+      HostImage<std::uint16_t> tile("tile", 40 - t, 30 - t);
+      for (index_t y = 0; y < tile.height(); ++y)
+        for (index_t x = 0; x < tile.width(); ++x) tile(y, x) = std::uint16_t(round * 1000 + t * 100 + y * 3 + x);
+      store.put(t, tile.roi(0, 0, tile.width(), tile.height()));
+    }
+  for (index_t t = 0; t < 3; ++t) {
+    HostImage<std::uint16_t> const back = store.get(t, 40 - t, 30 - t);
+    index_t wrong = 0;
+    for (index_t y = 0; y < back.height(); ++y)
+      for (index_t x = 0; x < back.width(); ++x) wrong += back(y, x) != std::uint16_t(1000 + t * 100 + y * 3 + x);
+    EXPECT_EQ(wrong, 0) << "tile " << t;
+  }
+}
+
 TEST(TilePipeline, StagesRunInOrderAndFailuresReachTheCaller) {
   for (detail::PipelineWorkers const workers : {detail::PipelineWorkers{1, 1}, detail::PipelineWorkers{4, 3}}) {
     bool const ordered = workers.readers == 1 && workers.writers == 1;
