@@ -17,6 +17,7 @@
 #include "apps/gigaseg/label_output.hpp"
 #include "apps/gigaseg/option_names.hpp"
 #include "apps/gigaseg/pipeline_run.hpp"
+#include "apps/gigaseg/tiling.hpp"
 #include "gigaseg/engine/batch.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
@@ -46,7 +47,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct BatchArguments {
-  std::string input, output;
+  std::string input, output, tile, memory_limit;
   bool resume = false, stats = false, overlay = false, sequential = false;
   int streams = 2, readers = 0, writers = 0;  // 0: the library's defaults (BatchOptions)
   PipelineArguments pipeline;
@@ -217,6 +218,7 @@ Command make_batch_command(CLI::App& parent) {
       ->check(in_range(1, 64));
   app.add_flag("--sequential", a.sequential,
                "no overlap: read, segment and write one image after another (a baseline)");
+  add_tiling_options(app, a.tile, a.memory_limit);
   command.run = [arguments](Session& session) {
     BatchArguments const& a = *arguments;
     check_pipeline_arguments(a.pipeline);
@@ -296,7 +298,38 @@ Command make_batch_command(CLI::App& parent) {
       else
         todo.push_back(i);
     }
-    // The images still to do, through the library's batch engine; their rows fill as they finish.
+    // The nuclei and cells pipelines take an image tile by tile (engine/tiled.hpp) when --tile asks
+    // or its in-memory run would pass the memory limit (choose_tiling); those run after the others,
+    // one at a time with every thread. An image whose header cannot be read stays with the others,
+    // whose reading reports it.
+    bool const can_tile = a.pipeline.pipeline == "nuclei" || a.pipeline.pipeline == "cells";
+    GIGASEG_REQUIRE(
+        can_tile || a.tile.empty(), ErrorKind::usage, "--tile",
+        "tiles are for --pipeline nuclei and cells (the " + a.pipeline.pipeline + " pipeline runs in memory)");
+    if (!a.tile.empty()) (void)parse_tile(a.tile);  // a usage error before any work
+    GIGASEG_REQUIRE(a.tile.empty() || !a.overlay, ErrorKind::usage, "--overlay",
+                    "an overlay is not written tile by tile (--tile)");
+    if (!a.memory_limit.empty()) (void)parse_bytes(a.memory_limit);
+    double const bytes_per_pixel = a.pipeline.pipeline == "cells" ? cells_bytes_per_pixel : in_memory_bytes_per_pixel;
+    std::vector<std::pair<std::size_t, Tiling>> tiled;
+    if (can_tile) {
+      std::vector<std::size_t> in_memory;
+      for (std::size_t i : todo) {
+        Tiling tiling;
+        try {
+          tiling = choose_tiling(session, files[i], a.tile, a.memory_limit, outputs_of(i)[0], bytes_per_pixel);
+        } catch (Error const&) {
+          tiling = Tiling{};
+        }
+        if (tiling.tiled())
+          tiled.emplace_back(i, std::move(tiling));
+        else
+          in_memory.push_back(i);
+      }
+      todo = in_memory;
+    }
+    // The images still to do in memory, through the library's batch engine; their rows fill as they
+    // finish.
     std::vector<std::string> todo_files;
     for (std::size_t i : todo) todo_files.push_back(files[i]);
     BatchOptions options;
@@ -334,7 +367,43 @@ Command make_batch_command(CLI::App& parent) {
       progress.done(files[i], rows[i], false);
     };
     BatchReport const done = run_batch(session.context, pipeline_params(a.pipeline), todo_files, io, options);
-    double const total_seconds = done.seconds;
+    double total_seconds = done.seconds;
+    // The images tile by tile: labels and statistics as in memory, written atomically; no overlay.
+    PipelineParams const params = pipeline_params(a.pipeline);
+    for (auto& [i, tiling] : tiled) {
+      auto const start = std::chrono::steady_clock::now();
+      auto const paths = outputs_of(i);
+      std::size_t committed = 0;
+      try {
+        GIGASEG_REQUIRE(!a.overlay, ErrorKind::usage, "--overlay",
+                        "an overlay is not written for an image taken tile by tile");
+        TiledOptions options = tiled_options(tiling, session);
+        options.progress = nullptr;  // the batch's own progress goes by images
+        std::vector<RegionStats> regions;
+        if (a.pipeline.pipeline == "nuclei") {
+          TiledNucleiResult result = segment_nuclei_tiled(session.context, tiling.engine_input(session), paths[0],
+                                                          std::get<NucleiParams>(params), options);
+          rows[i].components = result.components;
+          regions = std::move(result.regions);
+        } else {
+          TiledCellsResult result = segment_cells_tiled(session.context, tiling.engine_input(session), paths[0],
+                                                        std::get<CellsParams>(params), options);
+          rows[i].components = result.components;
+          regions = std::move(result.regions);
+        }
+        ++committed;
+        if (a.stats) write_stats_csv(paths[1], regions), ++committed;
+        rows[i].status = "ok";
+      } catch (...) {
+        for (std::size_t k = 0; k < committed; ++k) std::remove(paths[k].c_str());
+        Failure const failure = describe_failure(std::current_exception(), files[i], session.options.device);
+        rows[i].status = "error: " + (failure.subject == files[i] ? failure.reason : failure.reason_line());
+        rows[i].components = 0;
+      }
+      rows[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      total_seconds += rows[i].seconds;
+      progress.done(files[i], rows[i], false);
+    }
     std::size_t ok = 0, failed = 0;
 
     std::string csv = "file,status,components,seconds\n";
@@ -359,6 +428,7 @@ Command make_batch_command(CLI::App& parent) {
     for (std::size_t i = 0; i < files.size(); ++i)
       if (rows[i].status != "ok") r["failures"].push_back({{"file", files[i]}, {"error", rows[i].status.substr(7)}});
     r["seconds"] = total_seconds;
+    r["tiled_images"] = tiled.size();  // taken tile by tile (--tile, or past --memory-limit)
     r["images_per_second"] = done.items_per_second();
     r["sequential"] = a.sequential;
     r["streams"] = done.lanes;

@@ -15,9 +15,7 @@
 #include <utility>
 
 namespace gigaseg::cli {
-namespace {
 
-// "WxH" (multiples of 16), or a usage error naming --tile.
 std::pair<index_t, index_t> parse_tile(std::string const& text) {
   long long w = 0, h = 0;
   char extra = 0;
@@ -28,7 +26,6 @@ std::pair<index_t, index_t> parse_tile(std::string const& text) {
   return {index_t(w), index_t(h)};
 }
 
-// "N", "NK", "NM" or "NG" bytes, or a usage error naming --memory-limit.
 std::size_t parse_bytes(std::string const& text) {
   double value = 0;
   char unit = 0, extra = 0;
@@ -43,6 +40,8 @@ std::size_t parse_bytes(std::string const& text) {
                   "'" + text + "' is not a size such as 8G, 512M or 1000000");
   return std::size_t(value * scale);
 }
+
+namespace {
 
 // The most memory this process has held resident so far (the kernel's high-water mark).
 std::size_t peak_resident_bytes() {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace gigaseg::cli {
 
@@ -37,6 +38,11 @@ struct Tiling {
 };
 
 void add_tiling_options(CLI::App& app, std::string& tile, std::string& memory_limit);
+
+// "WxH" (multiples of 16, 16 to 65536), or a usage error naming --tile.
+std::pair<index_t, index_t> parse_tile(std::string const& text);
+// "N", "NK", "NM" or "NG" bytes, or a usage error naming --memory-limit.
+std::size_t parse_bytes(std::string const& text);
 
 // Tiles when --tile is given (a usage error naming it unless WxH, multiples of 16), or 4096x4096
 // when `input` (a file) would need more than the memory limit in memory: --memory-limit (a size

@@ -403,6 +403,17 @@ check batch-lanes-json python3 -c "import json; d=json.load(open('$work/out')); 
 check batch-lanes-equal-sequential bash -c "for n in m1 m2 m3 m4 m5; do cmp '$work/batch-seq/'\$n.tif '$work/batch-lanes/'\$n.tif && cmp '$work/batch-seq/'\$n.csv '$work/batch-lanes/'\$n.csv || exit 1; done"
 check batch-lanes-staged-json python3 -c "import json; d=json.load(open('$work/out')); assert d['staged_ahead'] >= 0 and 'upload' in d['segment_stages_ms']"
 # kmeans takes the colour image (staged as RGB on a lane): lanes and sequential agree.
+# batch tile by tile: every image with --tile, the larger ones past --memory-limit; the labels and
+# statistics those of the in-memory batch, and an overlay refused with --tile.
+expect 0 batch-tiled -- --json batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-tiled" --stats --tile 64x48
+check batch-tiled-json python3 -c "import json; d=json.load(open('$work/out')); assert d['tiled_images']==5 and d['ok']==5, d"
+expect 0 batch-limited -- --json batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-limited" --stats --memory-limit 4M
+check batch-limited-json python3 -c "import json; d=json.load(open('$work/out')); assert d['tiled_images']==3 and d['ok']==5, d"
+check batch-tiled-equal-memory bash -c "for n in m1 m2 m3 m4 m5; do for run in tiled limited seq; do '$gigaseg' --quiet --compression none convert '$work/batch-'\$run/\$n.tif '$work/batch-u'\$run.tif || exit 1; done; cmp '$work/batch-useq.tif' '$work/batch-utiled.tif' && cmp '$work/batch-useq.tif' '$work/batch-ulimited.tif' && cmp '$work/batch-seq/'\$n.csv '$work/batch-tiled/'\$n.csv && cmp '$work/batch-seq/'\$n.csv '$work/batch-limited/'\$n.csv || exit 1; done"
+expect 2 batch-tiled-overlay -- batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-x" --tile 64x48 --overlay
+check batch-tiled-overlay-names one_line_naming "--overlay"
+expect 2 batch-tiled-kmeans -- batch --pipeline kmeans --input "$work/batch-mixed" --output "$work/batch-x" --tile 64x48
+check batch-tiled-kmeans-names one_line_naming "--tile"
 expect 0 batch-kmeans-sequential -- --small-image-pixels pipeline=100000 batch --pipeline kmeans --input "$work/batch-mixed" --output "$work/batch-kseq" --sequential
 expect 0 batch-kmeans-lanes -- --small-image-pixels pipeline=100000 batch --pipeline kmeans --input "$work/batch-mixed" --output "$work/batch-klanes" --streams 2 --readers 4
 check batch-kmeans-lanes-equal-sequential bash -c "for n in m1 m2 m3 m4 m5; do cmp '$work/batch-kseq/'\$n.tif '$work/batch-klanes/'\$n.tif || exit 1; done"
