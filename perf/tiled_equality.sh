@@ -6,12 +6,16 @@
 #
 #   SIZE=20000 TILES="512x512 1008x704 4096x4096" [OPS="label-8 median"] bash perf/tiled_equality.sh [BUILD]
 #
+# GIGASEG, MOSAIC and EQUAL name the three programs where they are not under BUILD (a packed build
+# on the GPU machine); GIGASEG_ARGS are global options put before every command (--backend cuda).
+#
 # The images (perf/tiled_mosaic), SIZE x SIZE, 4096-tiled TIFFs:
 #   photo   scikit-image's `camera` photograph (python3-skimage), repeated and mirrored;
 #   spiral  the adversarial mask: a spiral through every tile, a one-pixel spiral connected only
 #           diagonally in places, and one-pixel diagonal bridges over every tile corner;
 #   far     the distance transform's adversarial mask: zero pixels only in the top left 4 x 4
-#           corner, so that most distances are over 10000 pixels and come from bands far above.
+#           corner, so that most distances are over 10000 pixels and come from bands far above;
+#   tissue  synthetic stained tissue (cells of many sizes), for the cells pipeline.
 # The distance transform also runs on the photograph's Otsu mask (threshold, in memory), and the
 # watershed floods the photograph from that mask's components.
 # Tile sizes must be multiples of 16 (they are the output's TIFF tiles): 1008x704 stands for "a
@@ -19,9 +23,10 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build/openmp}
-gigaseg=$build/apps/gigaseg
-mosaic=$build/perf/tiled_mosaic
-equal=$build/perf/tiff_equal
+gigaseg=${GIGASEG:-$build/apps/gigaseg}
+mosaic=${MOSAIC:-$build/perf/tiled_mosaic}
+equal=${EQUAL:-$build/perf/tiff_equal}
+read -r -a global <<<"${GIGASEG_ARGS:-}"
 size=${SIZE:-20000}
 tiles=${TILES:-"512x512 1008x704 4096x4096"}
 work=${WORK:-/tmp/gigaseg-tiled-equality-$size}
@@ -57,14 +62,14 @@ run() {
   local -a args=("${words[@]//@OUT/$reference}")
   [[ $csv == yes ]] && args+=(--stats "$work/$image-$name-memory.csv")
   local start=$SECONDS
-  "$gigaseg" --quiet "${args[@]}" >"$work/$image-$name-memory.txt" || { say "$image $name: in memory FAILED"; failed=$((failed + 1)); return; }
+  "$gigaseg" --quiet "${global[@]}" "${args[@]}" >"$work/$image-$name-memory.txt" || { say "$image $name: in memory FAILED"; failed=$((failed + 1)); return; }
   say "$image $name: in memory $((SECONDS - start)) s"
   for tile in $tiles; do
     local out=$work/$image-$name-$tile.$ext
     args=("${words[@]//@OUT/$out}")
     [[ $csv == yes ]] && args+=(--stats "$work/$image-$name-$tile.csv")
     start=$SECONDS
-    "$gigaseg" --quiet "${args[@]}" --tile "$tile" >"$work/$image-$name-$tile.txt" || { say "$image $name $tile: FAILED"; failed=$((failed + 1)); continue; }
+    "$gigaseg" --quiet "${global[@]}" "${args[@]}" --tile "$tile" >"$work/$image-$name-$tile.txt" || { say "$image $name $tile: FAILED"; failed=$((failed + 1)); continue; }
     say "$image $name $tile: tiled $((SECONDS - start)) s"
     compare "  $image $name $tile output" "$reference" "$out"
     [[ $csv == yes ]] && compare "  $image $name $tile statistics" "$work/$image-$name-memory.csv" "$work/$image-$name-$tile.csv"
@@ -75,7 +80,8 @@ run() {
 }
 
 printf '0 1 0 1 0\n1 2 3 2 1\n0 3 -4 3 0\n1 2 3 2 1\n0 1 0 1 0\n' >"$work/kernel.txt"
-for image in photo spiral far; do
+for image in photo spiral far tissue; do
+  [[ $image == tissue && -n ${OPS:-} && " $OPS " != *" cells "* ]] && continue
   kind=$image
   [[ $image == photo ]] && kind=photo:$photo
   [[ -s $work/$image.tif ]] || "$mosaic" "$work/$image.tif" "$size" "$size" "$kind" || exit 2
@@ -87,6 +93,9 @@ for image in photo spiral; do
   run label-4 tif yes "$image" label @IN @OUT --connectivity 4
 done
 run nuclei tif yes photo segment @IN @OUT --pipeline nuclei
+for image in tissue photo; do
+  run cells tif yes "$image" segment @IN @OUT --pipeline cells
+done
 run threshold-otsu tif no photo threshold @IN @OUT --method otsu
 run threshold-mean tif no photo threshold @IN @OUT --method mean=31,4
 run histogram txt no photo histogram @IN
