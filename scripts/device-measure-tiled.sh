@@ -11,7 +11,8 @@
 #      two compared;
 #   3. with BIG (e.g. 100000): one tiled run at BIG x BIG with Zstd output, and its output's size.
 #   The last tiled run is repeated on the host backend (HOST_RUN=, empty, leaves it out) and compared.
-# SKIP_TESTS=1 leaves out step 1. Logs and reports go to $OUT (or ./device-out); the images to
+# MEMORY_RUN_LIMIT (e.g. 130G) raises the in-memory run's --memory-limit, whose default (3/4 of the
+# GPU's free memory) would send an image that needs more to the tiles. SKIP_TESTS=1 leaves out step 1. Logs and reports go to $OUT (or ./device-out); the images to
 # WORK (default /tmp/gigaseg-tiled).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -100,7 +101,7 @@ echo "== ${size}x${size}: $(du -m "$image" | cut -f1) MB, made in $((SECONDS - s
 for run in $(seq "$runs"); do
   sync
   echo "memory run $run: $(timed "memory-$size-$run" "$gigaseg" --json --backend cuda segment "$image" \
-    "$work/memory.tif" --pipeline "$pipeline" --stats "$work/memory.csv")"
+    "$work/memory.tif" --pipeline "$pipeline" --stats "$work/memory.csv" ${MEMORY_RUN_LIMIT:+--memory-limit "$MEMORY_RUN_LIMIT"})"
   summary "memory-$size-$run"
   sync
   echo "tiled --memory-limit $limit run $run: $(timed "tiled-$size-$run" "$gigaseg" --json --backend cuda segment \
