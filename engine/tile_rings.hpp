@@ -9,12 +9,14 @@
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/transfer.hpp"
 #include "gigaseg/engine/tile_pipeline.hpp"
+#include "gigaseg/engine/tile_reader.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -49,6 +51,92 @@ struct TileGrid {
     index_t const x1 = std::min(width, core.x + core.width + 1), y1 = std::min(height, core.y + core.height + 1);
     return Region{x0, y0, x1 - x0, y1 - y0};
   }
+};
+
+// Reads the tiles of a TIFF on `grid` each with its ring of one pixel (grid.ringed(core), what
+// read_image_region would give for it) while decoding only the core's own rectangle: the ring of a
+// tile lies in its eight neighbours, whose file blocks the region would otherwise decode whole
+// (nine blocks for one where the file's blocks are the tiles). A first pass over the file keeps
+// every tile's border rows and columns (a few bytes a pixel of the seams); a tile's ring is then
+// cut from its neighbours' borders. read() from one thread at a time.
+class RingedTileReader {
+ public:
+  RingedTileReader(std::string path, TileGrid const& grid, int threads)
+      : grid_(grid), reader_(path, image_shape(path), grid.tile_width, grid.tile_height) {
+    borders_.resize(std::size_t(grid.tiles()));
+    TileReader first(path, image_shape(path), grid.tile_width, grid.tile_height);
+    pipeline_tiles(
+        std::size_t(grid.tiles()), [&](std::size_t t) { return first.read(grid.core(index_t(t))); },
+        [&](std::size_t t, AnyHostImage&& core) {
+          keep(index_t(t), core);
+          return 0;
+        },
+        [](std::size_t, int) {}, PipelineWorkers{first.concurrent_reads(threads), 1, nullptr});
+  }
+  // Tile t and its ring, clipped to the image.
+  AnyHostImage read(index_t t) {
+    Region const core = grid_.core(t), ringed = grid_.ringed(core);
+    AnyHostImage const inside = reader_.read(core);
+    return std::visit(
+        [&](auto const& in) {
+          using Image = std::decay_t<decltype(in)>;
+          using T = typename Image::value_type;
+          Image out("gigaseg::tiled::ringed", ringed.width, ringed.height);
+          index_t const dx = core.x - ringed.x, dy = core.y - ringed.y;
+          for (index_t y = 0; y < core.height; ++y)
+            std::memcpy(&out(y + dy, dx), in.row(y), std::size_t(core.width) * sizeof(T));
+          // The ring pixel (gy, gx), outside the core and inside the image, from its tile's border.
+          auto ring = [&](index_t gy, index_t gx) {
+            index_t const r = gy / grid_.tile_height, c = gx / grid_.tile_width;
+            Region const other = grid_.core(r * grid_.across + c);
+            Border const& b = borders_[std::size_t(r * grid_.across + c)];
+            index_t const ly = gy - other.y, lx = gx - other.x;
+            unsigned char const* from = ly == 0                  ? &b.top[std::size_t(lx) * sizeof(T)]
+                                        : ly == other.height - 1 ? &b.bottom[std::size_t(lx) * sizeof(T)]
+                                        : lx == 0                ? &b.left[std::size_t(ly) * sizeof(T)]
+                                                                 : &b.right[std::size_t(ly) * sizeof(T)];
+            std::memcpy(&out(gy - ringed.y, gx - ringed.x), from, sizeof(T));
+          };
+          for (index_t gx = ringed.x; gx < ringed.x + ringed.width; ++gx) {
+            if (ringed.y < core.y) ring(ringed.y, gx);
+            if (ringed.y + ringed.height > core.y + core.height) ring(ringed.y + ringed.height - 1, gx);
+          }
+          for (index_t gy = core.y; gy < core.y + core.height; ++gy) {
+            if (ringed.x < core.x) ring(gy, ringed.x);
+            if (ringed.x + ringed.width > core.x + core.width) ring(gy, ringed.x + ringed.width - 1);
+          }
+          return AnyHostImage(std::move(out));
+        },
+        inside);
+  }
+
+ private:
+  // A tile's first and last row and column, as bytes.
+  struct Border {
+    std::vector<unsigned char> top, bottom, left, right;
+  };
+  void keep(index_t t, AnyHostImage const& core) {
+    std::visit(
+        [&](auto const& in) {
+          using T = typename std::decay_t<decltype(in)>::value_type;
+          index_t const w = in.width(), h = in.height();
+          Border& b = borders_[std::size_t(t)];
+          b.top.resize(std::size_t(w) * sizeof(T));
+          b.bottom.resize(std::size_t(w) * sizeof(T));
+          b.left.resize(std::size_t(h) * sizeof(T));
+          b.right.resize(std::size_t(h) * sizeof(T));
+          std::memcpy(b.top.data(), in.row(0), b.top.size());
+          std::memcpy(b.bottom.data(), in.row(h - 1), b.bottom.size());
+          for (index_t y = 0; y < h; ++y) {
+            std::memcpy(&b.left[std::size_t(y) * sizeof(T)], &in(y, 0), sizeof(T));
+            std::memcpy(&b.right[std::size_t(y) * sizeof(T)], &in(y, w - 1), sizeof(T));
+          }
+        },
+        core);
+  }
+  TileGrid grid_;
+  TileReader reader_;
+  std::vector<Border> borders_;
 };
 
 // `image` (read from `extended`, the tile's ring clipped to the image) copied into a

@@ -157,7 +157,7 @@ std::vector<RegionStats> region_stats_tiled(std::string const& labels, index_t c
   TiledReport local;
   TiledReport& r = report != nullptr ? *report : local;
   std::vector<RegionTotals> totals(std::size_t(count + 1));
-  detail::TileReader label_reader(labels, shape, grid.tile_width, grid.tile_height);
+  detail::RingedTileReader label_reader(labels, grid, options.threads > 0 ? options.threads : io_threads());
   detail::TileReader intensity_reader(intensity, other, grid.tile_width, grid.tile_height);
   struct Input {
     HostImage<Label> labels;  // the tile and its ring, 0 beyond the image
@@ -170,7 +170,7 @@ std::vector<RegionStats> region_stats_tiled(std::string const& labels, index_t c
         auto as_label = [](auto v) -> std::enable_if_t<std::is_unsigned<decltype(v)>::value, Label> {
           return Label(v);
         };
-        return Input{detail::ringed_copy<Label, false>(label_reader.read(ringed), core, ringed, as_label, labels,
+        return Input{detail::ringed_copy<Label, false>(label_reader.read(index_t(t)), core, ringed, as_label, labels,
                                                        "labels must be 8, 16 or 32-bit, not "),
                      intensity_reader.read(core)};
       },

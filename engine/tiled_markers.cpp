@@ -40,11 +40,11 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
   float const lowest = std::numeric_limits<float>::lowest();
   detail::Seams<float> rec_seams(grid, lowest);
   detail::Seams<std::uint8_t> lower_seams(grid, 0);
-  detail::TileReader reader(distance, shape, grid.tile_width, grid.tile_height);
+  detail::RingedTileReader reader(distance, grid, threads);
   // A tile of the distances and its ring (0 beyond the image).
   auto read = [&](index_t t) {
     Region const core = grid.core(t), ringed = grid.ringed(core);
-    AnyHostImage const d = reader.read(ringed);
+    AnyHostImage const d = reader.read(t);
     result.report.pixel_bytes_read += std::size_t(ringed.width * ringed.height) * sizeof(float);
     return detail::ringed_copy<float, true>(
         d, core, ringed, [](float v) { return v; }, distance, "the distances must be a float image, not ");

@@ -59,15 +59,15 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
   TiledWatershedResult result;
   result.report.tiles = tiles;
   detail::Seams<KeyLabel> seams(grid, KeyLabel{});
-  detail::TileReader relief_reader(relief, shape, tw, th), marker_reader(markers, image_shape(markers), tw, th);
-  std::optional<detail::TileReader> mask_reader;
-  if (!mask.empty()) mask_reader.emplace(mask, image_shape(mask), tw, th);
   int const threads = options.threads > 0 ? options.threads : io_threads();
+  detail::RingedTileReader relief_reader(relief, grid, threads), marker_reader(markers, grid, threads);
+  std::optional<detail::RingedTileReader> mask_reader;
+  if (!mask.empty()) mask_reader.emplace(mask, grid, threads);
   detail::DevicePeak const device_peak;
   auto read = [&](index_t t) {
     Region const core = grid.core(t), extended = grid.ringed(core);
     RingedTile tile;
-    AnyHostImage const r = relief_reader.read(extended);
+    AnyHostImage const r = relief_reader.read(t);
     result.report.pixel_bytes_read += std::size_t(extended.width * extended.height * bytes_per_pixel(pixel_type(r)));
     auto same = [](auto v) { return v; };
     char const* const bad_relief = "the relief must be 8/16-bit or float, not ";
@@ -78,13 +78,13 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
     else
       tile.relief = detail::ringed_copy<std::uint8_t, true>(r, core, extended, same, relief, bad_relief);
     auto as_label = [](auto v) -> std::enable_if_t<std::is_unsigned<decltype(v)>::value, Label> { return Label(v); };
-    tile.markers = detail::ringed_copy<Label, false>(marker_reader.read(extended), core, extended, as_label, markers,
+    tile.markers = detail::ringed_copy<Label, false>(marker_reader.read(t), core, extended, as_label, markers,
                                                      "the markers must be an 8, 16 or 32-bit label image, not ");
     if (mask_reader) {
       auto inside = [](auto v) -> std::enable_if_t<std::is_arithmetic<decltype(v)>::value, std::uint8_t> {
         return v != 0 ? 1 : 0;
       };
-      tile.mask = detail::ringed_copy<std::uint8_t, false>(mask_reader->read(extended), core, extended, inside, mask,
+      tile.mask = detail::ringed_copy<std::uint8_t, false>(mask_reader->read(t), core, extended, inside, mask,
                                                            "the mask must be a gray image, not ");
     } else {  // inside the image
       tile.mask = HostImage<std::uint8_t>("gigaseg::tiled::ringed", core.width + 2, core.height + 2);
