@@ -58,7 +58,7 @@ struct TileGrid {
 // tile lies in its eight neighbours, whose file blocks the region would otherwise decode whole
 // (nine blocks for one where the file's blocks are the tiles). A first pass over the file keeps
 // every tile's border rows and columns (a few bytes a pixel of the seams); a tile's ring is then
-// cut from its neighbours' borders. read() from one thread at a time.
+// cut from its neighbours' borders. read() from up to concurrent_reads() threads at once.
 class RingedTileReader {
  public:
   RingedTileReader(std::string path, TileGrid const& grid, int threads)
@@ -73,6 +73,9 @@ class RingedTileReader {
         },
         [](std::size_t, int) {}, PipelineWorkers{first.concurrent_reads(threads), 1, nullptr});
   }
+  // The reads that may run at once (TileReader::concurrent_reads): read() is then safe from as
+  // many threads.
+  int concurrent_reads(int threads) const { return reader_.concurrent_reads(threads); }
   // Tile t and its ring, clipped to the image.
   AnyHostImage read(index_t t) {
     Region const core = grid_.core(t), ringed = grid_.ringed(core);
@@ -253,15 +256,15 @@ std::vector<std::remove_const_t<T>> border_of(Space const& space,
 
 // Rounds over the tiles of `grid` until no tile's ring changes: round 1 computes every tile, each
 // later round the tiles next to a border that changed in the round before, in raster order (a
-// tile sees the borders computed before it in its round). read(t) reads tile t's inputs (on reader
-// threads, ahead); compute(t, input) computes it with its ring from `seams` and returns its border
+// tile sees the borders computed before it in its round). read(t) reads tile t's inputs (on
+// `readers` threads at once, ahead); compute(t, input) computes it with its ring from `seams` and returns its border
 // (border_of's order), which goes into the seams. Returns the rounds and the tiles computed.
 struct RoundsDone {
   index_t rounds = 0, computations = 0;
 };
 template <class V, class Read, class Compute>
 RoundsDone ring_rounds(TileGrid const& grid, Seams<V>& seams, Read&& read, Compute&& compute, StageSeconds* seconds,
-                       std::function<void(index_t, index_t)> const& progress = {}) {
+                       std::function<void(index_t, index_t)> const& progress = {}, int readers = 1) {
   index_t const tiles = grid.tiles();
   std::vector<char> dirty(std::size_t(tiles), 1);
   auto mark = [&](index_t r, index_t c) {
@@ -318,7 +321,7 @@ RoundsDone ring_rounds(TileGrid const& grid, Seams<V>& seams, Read&& read, Compu
           if (progress) progress(index_t(i) + 1, index_t(todo.size()));
           return 0;
         },
-        [](std::size_t, int) {}, PipelineWorkers{1, 1, seconds});
+        [](std::size_t, int) {}, PipelineWorkers{readers, 1, seconds});
   }
 }
 

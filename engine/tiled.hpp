@@ -7,6 +7,12 @@
 // detail::TileReader), each tile with the halo its operation needs, computed on the backend the context
 // picks for a tile, and written through TiffTileWriter: at no time is more than a tile and its
 // halo (and a band of the file's block rows) in memory, whatever the image's size.
+//
+// Memory: the passes allocate and free buffers of a tile's size for every tile. glibc maps each
+// allocation above 32 MB afresh and unmaps it when freed, so with 4096 x 4096 tiles every tile
+// pays page faults and the kernel's zeroing of its pages; a program that runs the engine does
+// better keeping such memory on the heap (mallopt(M_MMAP_MAX, 0) and a large M_TRIM_THRESHOLD, as
+// the command line sets them, or GLIBC_TUNABLES=glibc.malloc.mmap_max=0).
 #include "gigaseg/algorithms/label_types.hpp"
 #include "gigaseg/algorithms/markers_types.hpp"
 #include "gigaseg/algorithms/pipelines/cells.hpp"

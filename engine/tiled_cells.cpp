@@ -157,7 +157,8 @@ std::vector<RegionStats> region_stats_tiled(std::string const& labels, index_t c
   TiledReport local;
   TiledReport& r = report != nullptr ? *report : local;
   std::vector<RegionTotals> totals(std::size_t(count + 1));
-  detail::RingedTileReader label_reader(labels, grid, options.threads > 0 ? options.threads : io_threads());
+  int const threads = options.threads > 0 ? options.threads : io_threads();
+  detail::RingedTileReader label_reader(labels, grid, threads);
   detail::TileReader intensity_reader(intensity, other, grid.tile_width, grid.tile_height);
   struct Input {
     HostImage<Label> labels;  // the tile and its ring, 0 beyond the image
@@ -220,7 +221,9 @@ std::vector<RegionStats> region_stats_tiled(std::string const& labels, index_t c
             std::size_t(core.width * core.height) * (sizeof(Label) + bytes_per_pixel(pixel_type(in.values)));
         return 0;
       },
-      [](std::size_t, int) {}, detail::PipelineWorkers{1, 1, &r.seconds});
+      [](std::size_t, int) {},
+      detail::PipelineWorkers{
+          std::min(label_reader.concurrent_reads(threads), intensity_reader.concurrent_reads(threads)), 1, &r.seconds});
   r.passes += 1;
   std::vector<RegionStats> regions(static_cast<std::size_t>(count));
   for (index_t l = 1; l <= count; ++l) regions[std::size_t(l - 1)] = totals[std::size_t(l)].stats(Label(l));
@@ -413,7 +416,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
           most = std::max(most, tile_most);
           return 0;
         },
-        [](std::size_t, int) {}, detail::PipelineWorkers{1, 1, &report.seconds});
+        [](std::size_t, int) {}, detail::PipelineWorkers{reader.concurrent_reads(threads), 1, &report.seconds});
   }
   // The squared distances fit 16 bits while the largest distance is below 256 (sqrt(65535) rounds
   // to 255.998 as a float); they are the squares of the float distances rounded (exact there).
@@ -447,7 +450,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
         [&](std::size_t t, AnyHostImage&& relief) {
           writer.write_tile(index_t(t) % grid.across, index_t(t) / grid.across, relief);
         },
-        detail::PipelineWorkers{1, threads, &report.seconds});
+        detail::PipelineWorkers{reader.concurrent_reads(threads), threads, &report.seconds});
     writer.commit();
     report.passes += 2;  // the largest distance, and the relief
   }

@@ -10,6 +10,8 @@
 #include "gigaseg/engine/tile_rings.hpp"
 #include "gigaseg/engine/tiled.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -42,10 +44,12 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
   detail::Seams<std::uint8_t> lower_seams(grid, 0);
   detail::RingedTileReader reader(distance, grid, threads);
   // A tile of the distances and its ring (0 beyond the image).
+  int const readers = reader.concurrent_reads(threads);
+  std::atomic<std::size_t> bytes_read{0};  // counted on the reading threads
   auto read = [&](index_t t) {
     Region const core = grid.core(t), ringed = grid.ringed(core);
     AnyHostImage const d = reader.read(t);
-    result.report.pixel_bytes_read += std::size_t(ringed.width * ringed.height) * sizeof(float);
+    bytes_read += std::size_t(ringed.width * ringed.height) * sizeof(float);
     return detail::ringed_copy<float, true>(
         d, core, ringed, [](float v) { return v; }, distance, "the distances must be a float image, not ");
   };
@@ -109,7 +113,7 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
         note(t);
         return border;
       },
-      &result.report.seconds, options.progress);
+      &result.report.seconds, options.progress, readers);
   detail::RoundsDone const plateaus = detail::ring_rounds(
       grid, lower_seams, read,
       [&](index_t t, HostImage<float>&& d) {
@@ -118,7 +122,7 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
                    [&](auto const& space) { border = detail::border_of(space, flags_of(space, t, d)); });
         return border;
       },
-      &result.report.seconds, options.progress);
+      &result.report.seconds, options.progress, readers);
   result.reconstruction_rounds = reconstruction.rounds;
   result.plateau_rounds = plateaus.rounds;
   result.tile_computations = reconstruction.computations + plateaus.computations;
@@ -157,7 +161,7 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
           peaks.write_tile(index_t(t) % grid.across, index_t(t) / grid.across, out.first);
           if (foreground) foreground->write_tile(index_t(t) % grid.across, index_t(t) / grid.across, out.second);
         },
-        detail::PipelineWorkers{1, threads, &result.report.seconds});
+        detail::PipelineWorkers{readers, threads, &result.report.seconds});
     peaks.commit();
     if (foreground) foreground->commit();
   }
@@ -218,7 +222,10 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
             }
           return 0;
         },
-        [](std::size_t, int) {}, detail::PipelineWorkers{1, 1, &result.report.seconds});
+        [](std::size_t, int) {},
+        detail::PipelineWorkers{
+            std::min(raw_reader.concurrent_reads(threads), component_reader.concurrent_reads(threads)), 1,
+            &result.report.seconds});
   }
   std::vector<detail::MarkerSummary> summaries(std::size_t(raw.components + 1));
   for (index_t l = 1; l <= raw.components; ++l)
@@ -247,7 +254,7 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
       [&](std::size_t t, HostImage<Label>&& labels) {
         writer.write_tile(index_t(t) % grid.across, index_t(t) / grid.across, labels);
       },
-      detail::PipelineWorkers{1, threads, &result.report.seconds});
+      detail::PipelineWorkers{raw_reader.concurrent_reads(threads), threads, &result.report.seconds});
   writer.commit();
   result.report.passes += 2;
   return result;

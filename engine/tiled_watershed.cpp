@@ -11,6 +11,7 @@
 #include "gigaseg/engine/tiled.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -64,11 +65,16 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
   std::optional<detail::RingedTileReader> mask_reader;
   if (!mask.empty()) mask_reader.emplace(mask, grid, threads);
   detail::DevicePeak const device_peak;
+  // The reads run on several threads at once: the bytes they count are added up atomically.
+  std::atomic<std::size_t> bytes_read{0};
+  int const readers = std::min(relief_reader.concurrent_reads(threads),
+                               std::min(marker_reader.concurrent_reads(threads),
+                                        mask_reader ? mask_reader->concurrent_reads(threads) : threads));
   auto read = [&](index_t t) {
     Region const core = grid.core(t), extended = grid.ringed(core);
     RingedTile tile;
     AnyHostImage const r = relief_reader.read(t);
-    result.report.pixel_bytes_read += std::size_t(extended.width * extended.height * bytes_per_pixel(pixel_type(r)));
+    bytes_read += std::size_t(extended.width * extended.height * bytes_per_pixel(pixel_type(r)));
     auto same = [](auto v) { return v; };
     char const* const bad_relief = "the relief must be 8/16-bit or float, not ";
     if (std::holds_alternative<HostImage<std::uint16_t>>(r))
@@ -140,7 +146,7 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
 
   // Rounds until no border changes (detail::ring_rounds).
   detail::RoundsDone const rounds =
-      detail::ring_rounds(grid, seams, read, compute, &result.report.seconds, options.progress);
+      detail::ring_rounds(grid, seams, read, compute, &result.report.seconds, options.progress, readers);
   result.rounds = rounds.rounds;
   result.tile_computations = rounds.computations;
 
@@ -162,6 +168,7 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
       },
       detail::PipelineWorkers{threads, threads, &result.report.seconds});
   writer.commit();
+  result.report.pixel_bytes_read += bytes_read;
   result.report.passes = result.rounds + 1;
   return result;
 }

@@ -2,6 +2,7 @@
 
 #include "gigaseg/core/error.hpp"
 
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -110,6 +112,12 @@ std::string const& Tiling::engine_input(Session& session) const {
 }
 
 TiledOptions tiled_options(Tiling const& tiling, Session const& session) {
+  // The engine allocates and frees buffers of a tile's size (tens of MB) for every tile. glibc maps
+  // each allocation above 32 MB afresh and unmaps it when freed, so every tile paid page faults and
+  // the kernel's zeroing of its pages again (on the 2-core VM a third of the cells pipeline's time):
+  // kept on the heap, and the heap's top kept, the memory freed by one tile serves the next.
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   TiledOptions options;
   options.tile_width = tiling.tile_width;
   options.tile_height = tiling.tile_height;
