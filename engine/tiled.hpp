@@ -115,6 +115,13 @@ inline void require_tile_sizes(TiledOptions const& options) {
                   "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
 }
 
+// The reading threads of a pass whose tiles carry several images or a ring (the rounds, the
+// markers' sums, the relief, the statistics): at most four, however many the files allow (`allowed`),
+// since each holds a tile's inputs in flight (up to 14 bytes a pixel: 235 MB for a 4096 x 4096 tile
+// of the watershed) and the memory limit bounds what the run holds.
+constexpr int most_ring_readers = 4;
+inline int ring_readers(int allowed) { return std::max(1, std::min(allowed, most_ring_readers)); }
+
 // The GPU memory a tiled run holds above what was in use when it began (TiledReport).
 class DevicePeak {
  public:

@@ -222,8 +222,9 @@ std::vector<RegionStats> region_stats_tiled(std::string const& labels, index_t c
         return 0;
       },
       [](std::size_t, int) {},
-      detail::PipelineWorkers{
-          std::min(label_reader.concurrent_reads(threads), intensity_reader.concurrent_reads(threads)), 1, &r.seconds});
+      detail::PipelineWorkers{detail::ring_readers(std::min(label_reader.concurrent_reads(threads),
+                                                            intensity_reader.concurrent_reads(threads))),
+                              1, &r.seconds});
   r.passes += 1;
   std::vector<RegionStats> regions(static_cast<std::size_t>(count));
   for (index_t l = 1; l <= count; ++l) regions[std::size_t(l - 1)] = totals[std::size_t(l)].stats(Label(l));
@@ -416,7 +417,8 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
           most = std::max(most, tile_most);
           return 0;
         },
-        [](std::size_t, int) {}, detail::PipelineWorkers{reader.concurrent_reads(threads), 1, &report.seconds});
+        [](std::size_t, int) {},
+        detail::PipelineWorkers{detail::ring_readers(reader.concurrent_reads(threads)), 1, &report.seconds});
   }
   // The squared distances fit 16 bits while the largest distance is below 256 (sqrt(65535) rounds
   // to 255.998 as a float); they are the squares of the float distances rounded (exact there).
@@ -450,7 +452,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
         [&](std::size_t t, AnyHostImage&& relief) {
           writer.write_tile(index_t(t) % grid.across, index_t(t) / grid.across, relief);
         },
-        detail::PipelineWorkers{reader.concurrent_reads(threads), threads, &report.seconds});
+        detail::PipelineWorkers{detail::ring_readers(reader.concurrent_reads(threads)), threads, &report.seconds});
     writer.commit();
     report.passes += 2;  // the largest distance, and the relief
   }

@@ -44,7 +44,7 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
   detail::Seams<std::uint8_t> lower_seams(grid, 0);
   detail::RingedTileReader reader(distance, grid, threads);
   // A tile of the distances and its ring (0 beyond the image).
-  int const readers = reader.concurrent_reads(threads);
+  int const readers = detail::ring_readers(reader.concurrent_reads(threads));
   std::atomic<std::size_t> bytes_read{0};  // counted on the reading threads
   auto read = [&](index_t t) {
     Region const core = grid.core(t), ringed = grid.ringed(core);
@@ -223,9 +223,9 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
           return 0;
         },
         [](std::size_t, int) {},
-        detail::PipelineWorkers{
-            std::min(raw_reader.concurrent_reads(threads), component_reader.concurrent_reads(threads)), 1,
-            &result.report.seconds});
+        detail::PipelineWorkers{detail::ring_readers(std::min(raw_reader.concurrent_reads(threads),
+                                                              component_reader.concurrent_reads(threads))),
+                                1, &result.report.seconds});
   }
   std::vector<detail::MarkerSummary> summaries(std::size_t(raw.components + 1));
   for (index_t l = 1; l <= raw.components; ++l)
@@ -254,7 +254,8 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
       [&](std::size_t t, HostImage<Label>&& labels) {
         writer.write_tile(index_t(t) % grid.across, index_t(t) / grid.across, labels);
       },
-      detail::PipelineWorkers{raw_reader.concurrent_reads(threads), threads, &result.report.seconds});
+      detail::PipelineWorkers{detail::ring_readers(raw_reader.concurrent_reads(threads)), threads,
+                              &result.report.seconds});
   writer.commit();
   result.report.passes += 2;
   return result;

@@ -67,9 +67,10 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
   detail::DevicePeak const device_peak;
   // The reads run on several threads at once: the bytes they count are added up atomically.
   std::atomic<std::size_t> bytes_read{0};
-  int const readers = std::min(relief_reader.concurrent_reads(threads),
-                               std::min(marker_reader.concurrent_reads(threads),
-                                        mask_reader ? mask_reader->concurrent_reads(threads) : threads));
+  int const readers =
+      detail::ring_readers(std::min(relief_reader.concurrent_reads(threads),
+                                    std::min(marker_reader.concurrent_reads(threads),
+                                             mask_reader ? mask_reader->concurrent_reads(threads) : threads)));
   auto read = [&](index_t t) {
     Region const core = grid.core(t), extended = grid.ringed(core);
     RingedTile tile;
