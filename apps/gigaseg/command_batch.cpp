@@ -4,7 +4,9 @@
 // OUTDIR/<name>.overlay.png. An image that fails is reported and skipped, the others continue.
 // --resume skips images whose outputs are all there (atomic writes: present means complete). The
 // summary OUTDIR/summary.csv (file,status,components,seconds) is written at the end; seconds:
-// waiting for the image's decoding plus its segmentation (upload, pipeline, download).
+// waiting for the image's decoding plus its segmentation (upload, pipeline, download). With the
+// nuclei and cells pipelines, an image past --memory-limit (or every image with --tile) is
+// segmented tile by tile after the others (engine/tiled.hpp), its seconds the whole run's.
 //
 // The work runs in the library's batch engine (gigaseg/engine/batch.hpp): --readers threads decode
 // ahead, --streams lanes overlap uploads, segmentation and downloads on the GPU, as many threads as
@@ -403,6 +405,7 @@ Command make_batch_command(CLI::App& parent) {
       rows[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       total_seconds += rows[i].seconds;
       progress.done(files[i], rows[i], false);
+      tiling = Tiling{};  // a PNG's or PGM's tiled scratch copy goes now, not at the end of the batch
     }
     std::size_t ok = 0, failed = 0;
 
@@ -429,7 +432,8 @@ Command make_batch_command(CLI::App& parent) {
       if (rows[i].status != "ok") r["failures"].push_back({{"file", files[i]}, {"error", rows[i].status.substr(7)}});
     r["seconds"] = total_seconds;
     r["tiled_images"] = tiled.size();  // taken tile by tile (--tile, or past --memory-limit)
-    r["images_per_second"] = done.items_per_second();
+    std::size_t const processed = done.items + tiled.size();
+    r["images_per_second"] = total_seconds > 0 ? double(processed) / total_seconds : 0.0;
     r["sequential"] = a.sequential;
     r["streams"] = done.lanes;
     r["readers"] = done.readers;

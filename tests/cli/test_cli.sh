@@ -406,7 +406,8 @@ check batch-lanes-staged-json python3 -c "import json; d=json.load(open('$work/o
 # batch tile by tile: every image with --tile, the larger ones past --memory-limit; the labels and
 # statistics those of the in-memory batch, and an overlay refused with --tile.
 expect 0 batch-tiled -- --json batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-tiled" --stats --tile 64x48
-check batch-tiled-json python3 -c "import json; d=json.load(open('$work/out')); assert d['tiled_images']==5 and d['ok']==5, d"
+check batch-tiled-json python3 -c "import json; d=json.load(open('$work/out')); assert d['tiled_images']==5 and d['ok']==5 and d['images_per_second']>0, d"
+check batch-tiled-no-scratch-left sh -c "! ls -a '$work/batch-tiled' | grep -q gigaseg-scratch"
 expect 0 batch-limited -- --json batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-limited" --stats --memory-limit 4M
 check batch-limited-json python3 -c "import json; d=json.load(open('$work/out')); assert d['tiled_images']==3 and d['ok']==5, d"
 check batch-tiled-equal-memory bash -c "for n in m1 m2 m3 m4 m5; do for run in tiled limited seq; do '$gigaseg' --quiet --compression none convert '$work/batch-'\$run/\$n.tif '$work/batch-u'\$run.tif || exit 1; done; cmp '$work/batch-useq.tif' '$work/batch-utiled.tif' && cmp '$work/batch-useq.tif' '$work/batch-ulimited.tif' && cmp '$work/batch-seq/'\$n.csv '$work/batch-tiled/'\$n.csv && cmp '$work/batch-seq/'\$n.csv '$work/batch-limited/'\$n.csv || exit 1; done"
