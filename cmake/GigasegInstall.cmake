@@ -12,6 +12,9 @@ install(TARGETS gigaseg EXPORT gigasegTargets
 set(_pending gigaseg.hpp)
 file(GLOB _public RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/algorithms/*.hpp
      ${PROJECT_SOURCE_DIR}/algorithms/pipelines/*.hpp ${PROJECT_SOURCE_DIR}/engine/*.hpp)
+if(GIGASEG_ENABLE_MPI)
+  list(APPEND _public engine/mpi/mpi_group.hpp)
+endif()
 file(GLOB_RECURSE _core RELATIVE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/core/*.hpp)
 list(APPEND _pending ${_public} ${_core})
 set(_installed)

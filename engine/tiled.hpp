@@ -25,6 +25,7 @@
 #include "gigaseg/core/io/tile_writer.hpp"
 #include "gigaseg/core/device_memory.hpp"
 #include "gigaseg/engine/on_backend.hpp"
+#include "gigaseg/engine/process_group.hpp"
 #include "gigaseg/engine/tile_pipeline.hpp"
 #include "gigaseg/engine/tile_reader.hpp"
 
@@ -56,6 +57,13 @@ struct TiledOptions {
   std::size_t memory_bytes = 0;
   // Called after each tile of each pass with (tiles done, tiles in all passes); for progress bars.
   std::function<void(index_t, index_t)> progress;
+  // The processes that share the run (engine/process_group.hpp), each calling the same driver with
+  // the same arguments; null: this process alone. Each rank computes its run of tiles, and rank 0
+  // writes the output, equal byte for byte to one process's. filter_tiled, histogram_tiled,
+  // label_tiled and segment_nuclei_tiled are distributed; the other drivers take one process and
+  // refuse a group of more (Error(usage) naming TiledOptions::group). On a group, progress counts
+  // this rank's tiles.
+  ProcessGroup const* group = nullptr;
 };
 
 // The input of a tiled run as a file the engine reads by region: a TIFF as it is; a PNG or
@@ -115,6 +123,13 @@ inline void require_tile_sizes(TiledOptions const& options) {
                   "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
 }
 
+// Error(usage) naming TiledOptions::group when `options` share the run with other processes:
+// `driver` (its name) runs on one.
+inline void require_one_process(TiledOptions const& options, char const* driver) {
+  GIGASEG_REQUIRE(detail::group_size(options.group) <= 1, ErrorKind::usage, "TiledOptions::group",
+                  std::string(driver) + " runs on one process; it is not distributed over ranks");
+}
+
 // The reading threads of a pass whose tiles carry several images or a ring (the rounds, the
 // markers' sums, the relief, the statistics): at most four, however many the files allow (`allowed`),
 // since each holds a tile's inputs in flight (up to 14 bytes a pixel: 235 MB for a 4096 x 4096 tile
@@ -157,8 +172,8 @@ TiledReport filter_tiled(ExecutionContext const& context, std::string const& inp
   TiledReport report;
   report.tiles = across * ((shape.height + options.tile_height - 1) / options.tile_height);
   report.passes = 1;
-  TiffTileWriter writer(output, shape.width, shape.height, PixelTraits<OutT>::type, options.tile_width,
-                        options.tile_height, options.write);
+  std::vector<std::size_t> const mine = detail::owned_tiles(std::size_t(report.tiles), options.group);
+  std::unique_ptr<detail::SharedTileWriter> writer;
   // Tile t: its core at (x, y), w x h, inside the region read, `extended`.
   auto extended_of = [&](std::size_t t, Region* core) {
     index_t const c = index_t(t) % across, r = index_t(t) / across;
@@ -170,37 +185,45 @@ TiledReport filter_tiled(ExecutionContext const& context, std::string const& inp
     index_t const y1 = std::min(shape.height, core->y + core->height + halo);
     return Region{x0, y0, x1 - x0, y1 - y0};
   };
-  detail::TileReader reader(input, shape, options.tile_width, options.tile_height);
   int const threads = options.threads > 0 ? options.threads : io_threads();
   detail::DevicePeak const device_peak;
-  detail::pipeline_tiles(
-      std::size_t(report.tiles),
-      [&](std::size_t t) {
-        Region core;
-        return reader.read(extended_of(t, &core));
-      },
-      [&](std::size_t t, AnyHostImage&& tile) {
-        Region core;
-        Region const extended = extended_of(t, &core);
-        report.pixel_bytes_read += std::size_t(extended.width * extended.height * bytes_per_pixel(pixel_type(tile)));
-        HostImage<OutT> computed;
-        on_backend(context, extended.width * extended.height, family, [&](auto const& space) {
-          using Memory = typename std::decay_t<decltype(space)>::memory_space;
-          ImageView<std::uint8_t const, Memory> in = gray8_on(space, tile, input);
-          ImageView<OutT, Memory> out("gigaseg::tiled::filtered", in.width(), in.height());
-          compute(space, in, out);
-          computed = download(space, out);
-          device_peak.sample(space, report.peak_device_bytes);
-        });
-        report.pixel_bytes_written += std::size_t(core.width * core.height) * sizeof(OutT);
-        report.peak_tile_bytes =
-            std::max(report.peak_tile_bytes, std::size_t(extended.width * extended.height) * (4 + sizeof(OutT)));
-        if (options.progress) options.progress(index_t(t) + 1, report.tiles);
-        return computed.roi(core.x - extended.x, core.y - extended.y, core.width, core.height);
-      },
-      [&](std::size_t t, HostImage<OutT>&& core) { writer.write_tile(index_t(t) % across, index_t(t) / across, core); },
-      detail::PipelineWorkers{reader.concurrent_reads(threads), threads, &report.seconds});
-  writer.commit();
+  detail::collectively(options.group, [&] {
+    writer = std::make_unique<detail::SharedTileWriter>(options.group, output, shape.width, shape.height,
+                                                        PixelTraits<OutT>::type, options.tile_width,
+                                                        options.tile_height, options.write);
+    detail::TileReader reader(input, shape, options.tile_width, options.tile_height);
+    detail::pipeline_tiles(
+        mine.size(),
+        [&](std::size_t i) {
+          Region core;
+          return reader.read(extended_of(mine[i], &core));
+        },
+        [&](std::size_t i, AnyHostImage&& tile) {
+          std::size_t const t = mine[i];
+          Region core;
+          Region const extended = extended_of(t, &core);
+          report.pixel_bytes_read += std::size_t(extended.width * extended.height * bytes_per_pixel(pixel_type(tile)));
+          HostImage<OutT> computed;
+          on_backend(context, extended.width * extended.height, family, [&](auto const& space) {
+            using Memory = typename std::decay_t<decltype(space)>::memory_space;
+            ImageView<std::uint8_t const, Memory> in = gray8_on(space, tile, input);
+            ImageView<OutT, Memory> out("gigaseg::tiled::filtered", in.width(), in.height());
+            compute(space, in, out);
+            computed = download(space, out);
+            device_peak.sample(space, report.peak_device_bytes);
+          });
+          report.pixel_bytes_written += std::size_t(core.width * core.height) * sizeof(OutT);
+          report.peak_tile_bytes =
+              std::max(report.peak_tile_bytes, std::size_t(extended.width * extended.height) * (4 + sizeof(OutT)));
+          if (options.progress) options.progress(index_t(i) + 1, index_t(mine.size()));
+          return computed.roi(core.x - extended.x, core.y - extended.y, core.width, core.height);
+        },
+        [&](std::size_t i, HostImage<OutT>&& core) {
+          writer->write_tile(index_t(mine[i]) % across, index_t(mine[i]) / across, core);
+        },
+        detail::PipelineWorkers{reader.concurrent_reads(threads), threads, &report.seconds});
+  });
+  writer->commit();
   return report;
 }
 

@@ -59,6 +59,7 @@ Region with_right_and_below(detail::TileGrid const& grid, Region const& core) {
 
 index_t merge_small_regions_tiled(std::string const& labels, std::string const& output, index_t count, index_t min_area,
                                   TiledOptions const& options, TiledReport* report) {
+  detail::require_one_process(options, "merge_small_regions_tiled");
   GIGASEG_REQUIRE(min_area >= 0, ErrorKind::usage, "merge_small_regions(min_area)", "must not be negative");
   ImageShape const shape = image_shape(labels);
   detail::TileGrid const grid(shape.width, shape.height, options.tile_width, options.tile_height);
@@ -149,6 +150,7 @@ index_t merge_small_regions_tiled(std::string const& labels, std::string const& 
 
 std::vector<RegionStats> region_stats_tiled(std::string const& labels, index_t count, std::string const& intensity,
                                             TiledOptions const& options, TiledReport* report) {
+  detail::require_one_process(options, "region_stats_tiled");
   ImageShape const shape = image_shape(labels);
   ImageShape const other = image_shape(intensity);
   GIGASEG_REQUIRE(other.width == shape.width && other.height == shape.height, ErrorKind::input, intensity,
@@ -234,6 +236,7 @@ std::vector<RegionStats> region_stats_tiled(std::string const& labels, index_t c
 TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::string const& input,
                                      std::string const& output, CellsParams const& params,
                                      TiledOptions const& options) {
+  detail::require_one_process(options, "segment_cells_tiled");
   GIGASEG_REQUIRE(params.median_size <= 1 || params.median_size == 3 || params.median_size == 5, ErrorKind::usage,
                   "CellsParams::median_size", "the median size is 3 or 5 (0: none)");
   GIGASEG_REQUIRE(params.open_size <= 1 || params.open_size % 2 == 1, ErrorKind::usage, "CellsParams::open_size",

@@ -59,6 +59,7 @@ index_t distance_band_rows(index_t width, std::size_t memory_bytes, int threads)
 
 TiledReport distance_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,
                            TiledOptions const& options) {
+  detail::require_one_process(options, "distance_tiled");
   detail::require_tile_sizes(options);
   ImageShape const shape = image_shape(input);
   GIGASEG_REQUIRE(shape.width <= (index_t(1) << 30) && shape.height <= (index_t(1) << 30), ErrorKind::input, input,

@@ -54,6 +54,40 @@ struct Edges {
   std::vector<std::uint32_t> top_value, bottom_value, left_value, right_value;
 };
 
+// On a group of ranks, after the first pass: what each rank found in its tiles (`mine`) reaches
+// every rank, so that all join the components alike. Each tile's component count (in
+// counts[t + 1]) and edges, and the sums of the tile-local components in tile order (`partials`:
+// this rank's on entry, every rank's on return; ranks own runs of tiles in order, so rank order is
+// tile order).
+void share_first_pass(ProcessGroup const& group, std::vector<std::size_t> const& mine, std::vector<Edges>& edges,
+                      std::vector<std::size_t>& counts, std::vector<RegionTotals>& partials) {
+  std::vector<unsigned char> bytes;
+  for (std::size_t t : mine) {
+    Edges const& e = edges[t];
+    std::uint64_t const n = counts[t + 1];
+    detail::append_bytes(bytes, &n, 1);
+    for (auto const* line :
+         {&e.top, &e.bottom, &e.left, &e.right, &e.top_value, &e.bottom_value, &e.left_value, &e.right_value})
+      detail::append_bytes(bytes, *line);
+  }
+  detail::append_bytes(bytes, partials);
+  std::vector<std::vector<unsigned char>> const all = group.all_gather(bytes);
+  partials.clear();
+  for (int r = 0; r < group.size(); ++r) {
+    detail::ByteReader in(all[std::size_t(r)]);
+    for (std::size_t t : detail::owned_tiles(edges.size(), r, group.size())) {
+      Edges& e = edges[t];
+      counts[t + 1] = std::size_t(in.value<std::uint64_t>());
+      e.components = index_t(counts[t + 1]);
+      for (auto* line :
+           {&e.top, &e.bottom, &e.left, &e.right, &e.top_value, &e.bottom_value, &e.left_value, &e.right_value})
+        *line = in.values<std::uint32_t>();
+    }
+    std::vector<RegionTotals> const theirs = in.values<RegionTotals>();
+    partials.insert(partials.end(), theirs.begin(), theirs.end());
+  }
+}
+
 // Union-find over every tile-local component (tile offset + local label - 1). Components are
 // ordered by their first pixel in raster order, which is the order of (first row, index): two
 // tile-local components whose first pixels share an image row lie in one row of tiles, where the
@@ -137,10 +171,13 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
   TiledLabelResult result;
   result.report.tiles = tiles;
   result.report.passes = earlier_passes + 2;
+  // This rank's tiles (all of them without a group).
+  std::vector<std::size_t> const mine = detail::owned_tiles(std::size_t(tiles), options.group);
+  index_t const per_pass = index_t(mine.size());
   auto note_tile = [&](std::size_t bytes_read, std::size_t tile_bytes, index_t done) {
     result.report.pixel_bytes_read += bytes_read;
     result.report.peak_tile_bytes = std::max(result.report.peak_tile_bytes, tile_bytes);
-    if (options.progress) options.progress(earlier_passes * tiles + done, result.report.passes * tiles);
+    if (options.progress) options.progress(earlier_passes * per_pass + done, result.report.passes * per_pass);
   };
   auto core_of = [&](std::size_t t) { return grid.core(index_t(t) % grid.across, index_t(t) / grid.across); };
 
@@ -150,60 +187,66 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
   std::vector<Edges> edges(static_cast<std::size_t>(tiles));
   // The tiles' masks, one bit a pixel, kept for the second pass when they fit the cache.
   std::size_t mask_bytes = 0;
-  for (index_t t = 0; t < tiles; ++t) {
-    Region const core = core_of(std::size_t(t));
+  for (std::size_t t : mine) {
+    Region const core = core_of(t);
     mask_bytes += std::size_t(packed_mask_width(core.width) * core.height) * sizeof(std::uint32_t);
   }
   bool const keep_masks = !params.equal_value && mask_bytes <= options.mask_cache_bytes;
   std::vector<HostImage<std::uint32_t>> masks(keep_masks ? std::size_t(tiles) : 0);
   result.report.kept_mask_bytes = keep_masks ? mask_bytes : 0;
+  // The tile-local components' sums, in tile order; offset[t]: those of the tiles before t.
   std::vector<RegionTotals> partials;
   std::vector<std::size_t> offset(static_cast<std::size_t>(tiles) + 1, 0);
-  detail::TileReader first_reader(input, shape, options.tile_width, options.tile_height);
   int const threads = options.threads > 0 ? options.threads : io_threads();
   detail::DevicePeak const device_peak;
-  detail::pipeline_tiles(
-      std::size_t(tiles), [&](std::size_t t) { return first_reader.read(core_of(t)); },
-      [&](std::size_t tile, AnyHostImage&& raw) {
-        index_t const t = index_t(tile);
-        Region const core = core_of(tile);
-        std::size_t const read_bytes = std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw)));
-        on_backend(context, core.width * core.height, OpFamily::label, [&](auto const& space) {
-          using Memory = typename std::decay_t<decltype(space)>::memory_space;
-          prepare(space, std::move(raw), [&](auto const& values, auto const& intensity) {
-            using T = typename std::decay_t<decltype(values)>::value_type;
-            using I = typename std::decay_t<decltype(intensity)>::value_type;
-            index_t const w = core.width, h = core.height;
-            ImageView<Label, Memory> const labels = tile_labels(space, buffers, w, h);
-            index_t const n = label(space, values, labels, params);
-            ImageView<Label const, Memory> const done(labels);
-            std::vector<RegionTotals> sums = region_totals(space, done, n, intensity);
-            for (RegionTotals& s : sums) s.shift(core.x, core.y);
-            Edges& e = edges[std::size_t(t)];
-            e.components = n;
-            e.top = line_of(space, done, 0, 0, w, 1);
-            e.bottom = line_of(space, done, 0, h - 1, w, 1);
-            e.left = line_of(space, done, 0, 0, 1, h);
-            e.right = line_of(space, done, w - 1, 0, 1, h);
-            e.top_value = line_of(space, values, 0, 0, w, 1);
-            e.bottom_value = line_of(space, values, 0, h - 1, w, 1);
-            e.left_value = line_of(space, values, 0, 0, 1, h);
-            e.right_value = line_of(space, values, w - 1, 0, 1, h);
-            if (keep_masks) {
-              ImageView<std::uint32_t, Memory> bits("gigaseg::tiled::mask_bits", packed_mask_width(w), h);
-              pack_mask(space, values, bits);
-              masks[std::size_t(t)] = download(space, bits);
-            }
-            offset[std::size_t(t) + 1] = offset[std::size_t(t)] + std::size_t(n);
-            partials.insert(partials.end(), sums.begin(), sums.end());
-            device_peak.sample(space, result.report.peak_device_bytes);
-            note_tile(read_bytes, std::size_t(w * h) * (sizeof(T) + sizeof(I) + sizeof(Label)), t + 1);
+  detail::collectively(options.group, [&] {
+    detail::TileReader first_reader(input, shape, options.tile_width, options.tile_height);
+    detail::pipeline_tiles(
+        mine.size(), [&](std::size_t i) { return first_reader.read(core_of(mine[i])); },
+        [&](std::size_t i, AnyHostImage&& raw) {
+          std::size_t const tile = mine[i];
+          index_t const t = index_t(tile);
+          Region const core = core_of(tile);
+          std::size_t const read_bytes = std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw)));
+          on_backend(context, core.width * core.height, OpFamily::label, [&](auto const& space) {
+            using Memory = typename std::decay_t<decltype(space)>::memory_space;
+            prepare(space, std::move(raw), [&](auto const& values, auto const& intensity) {
+              using T = typename std::decay_t<decltype(values)>::value_type;
+              using I = typename std::decay_t<decltype(intensity)>::value_type;
+              index_t const w = core.width, h = core.height;
+              ImageView<Label, Memory> const labels = tile_labels(space, buffers, w, h);
+              index_t const n = label(space, values, labels, params);
+              ImageView<Label const, Memory> const done(labels);
+              std::vector<RegionTotals> sums = region_totals(space, done, n, intensity);
+              for (RegionTotals& s : sums) s.shift(core.x, core.y);
+              Edges& e = edges[std::size_t(t)];
+              e.components = n;
+              e.top = line_of(space, done, 0, 0, w, 1);
+              e.bottom = line_of(space, done, 0, h - 1, w, 1);
+              e.left = line_of(space, done, 0, 0, 1, h);
+              e.right = line_of(space, done, w - 1, 0, 1, h);
+              e.top_value = line_of(space, values, 0, 0, w, 1);
+              e.bottom_value = line_of(space, values, 0, h - 1, w, 1);
+              e.left_value = line_of(space, values, 0, 0, 1, h);
+              e.right_value = line_of(space, values, w - 1, 0, 1, h);
+              if (keep_masks) {
+                ImageView<std::uint32_t, Memory> bits("gigaseg::tiled::mask_bits", packed_mask_width(w), h);
+                pack_mask(space, values, bits);
+                masks[std::size_t(t)] = download(space, bits);
+              }
+              offset[std::size_t(t) + 1] = std::size_t(n);  // the counts, summed below
+              partials.insert(partials.end(), sums.begin(), sums.end());
+              device_peak.sample(space, result.report.peak_device_bytes);
+              note_tile(read_bytes, std::size_t(w * h) * (sizeof(T) + sizeof(I) + sizeof(Label)), index_t(i) + 1);
+            });
           });
-        });
-        return 0;
-      },
-      [](std::size_t, int) {},
-      detail::PipelineWorkers{first_reader.concurrent_reads(threads), 1, &result.report.seconds});
+          return 0;
+        },
+        [](std::size_t, int) {},
+        detail::PipelineWorkers{first_reader.concurrent_reads(threads), 1, &result.report.seconds});
+  });
+  if (detail::group_size(options.group) > 1) share_first_pass(*options.group, mine, edges, offset, partials);
+  for (std::size_t t = 0; t < std::size_t(tiles); ++t) offset[t + 1] += offset[t];
 
   // Join the tile-local components that touch across tile edges and corners. Two 4-adjacent
   // pixels across a seam in one component are no pixel edge of its perimeter, which each tile
@@ -275,61 +318,66 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
   }
 
   // Pass 2: label each tile again, renumber it on the backend and write it.
-  TiffTileWriter writer(output, grid.width, grid.height, PixelType::u32, options.tile_width, options.tile_height,
-                        options.write);
-  detail::TileReader second_reader(input, shape, options.tile_width, options.tile_height);
-  detail::pipeline_tiles(
-      std::size_t(tiles), [&](std::size_t t) { return keep_masks ? AnyHostImage() : second_reader.read(core_of(t)); },
-      [&](std::size_t tile, AnyHostImage&& raw) {
-        index_t const t = index_t(tile);
-        Region const core = core_of(tile);
-        std::size_t const read_bytes =
-            keep_masks ? 0 : std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw)));
-        HostImage<Label> out;
-        on_backend(context, core.width * core.height, OpFamily::label, [&](auto const& space) {
-          using Memory = typename std::decay_t<decltype(space)>::memory_space;
-          // Labels `values` again, renumbers them and brings them to `out`.
-          auto relabel = [&](auto const& values) {
-            using T = typename std::decay_t<decltype(values)>::value_type;
-            ImageView<Label, Memory> const labels = tile_labels(space, buffers, core.width, core.height);
-            index_t const n = label(space, values, labels, params);
-            GIGASEG_REQUIRE(n == edges[std::size_t(t)].components, ErrorKind::input, input,
-                            "changed while it was read (tile " + std::to_string(t % grid.across) + "," +
-                                std::to_string(t / grid.across) + ")");
-            std::size_t const base = offset[std::size_t(t)];
-            std::vector<Label> new_id(std::size_t(n) + 1, 0);
-            std::copy(number.begin() + std::ptrdiff_t(base), number.begin() + std::ptrdiff_t(base + std::size_t(n)),
-                      new_id.begin() + 1);
-            renumber(space, labels, new_id);
-            if constexpr (std::is_same<Memory, Kokkos::HostSpace>::value) {
-              out = labels;
-            } else {  // into a host buffer used before: its pages are mapped already
-              out = buffers.get(core.width, core.height);
-              copy(space, out, ImageView<Label const, Memory>(labels));
-              space.fence();
+  std::unique_ptr<detail::SharedTileWriter> writer;
+  detail::collectively(options.group, [&] {
+    writer = std::make_unique<detail::SharedTileWriter>(options.group, output, grid.width, grid.height, PixelType::u32,
+                                                        options.tile_width, options.tile_height, options.write);
+    detail::TileReader second_reader(input, shape, options.tile_width, options.tile_height);
+    detail::pipeline_tiles(
+        mine.size(), [&](std::size_t i) { return keep_masks ? AnyHostImage() : second_reader.read(core_of(mine[i])); },
+        [&](std::size_t i, AnyHostImage&& raw) {
+          std::size_t const tile = mine[i];
+          index_t const t = index_t(tile);
+          Region const core = core_of(tile);
+          std::size_t const read_bytes =
+              keep_masks ? 0 : std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw)));
+          HostImage<Label> out;
+          on_backend(context, core.width * core.height, OpFamily::label, [&](auto const& space) {
+            using Memory = typename std::decay_t<decltype(space)>::memory_space;
+            // Labels `values` again, renumbers them and brings them to `out`.
+            auto relabel = [&](auto const& values) {
+              using T = typename std::decay_t<decltype(values)>::value_type;
+              ImageView<Label, Memory> const labels = tile_labels(space, buffers, core.width, core.height);
+              index_t const n = label(space, values, labels, params);
+              GIGASEG_REQUIRE(n == edges[std::size_t(t)].components, ErrorKind::input, input,
+                              "changed while it was read (tile " + std::to_string(t % grid.across) + "," +
+                                  std::to_string(t / grid.across) + ")");
+              std::size_t const base = offset[std::size_t(t)];
+              std::vector<Label> new_id(std::size_t(n) + 1, 0);
+              std::copy(number.begin() + std::ptrdiff_t(base), number.begin() + std::ptrdiff_t(base + std::size_t(n)),
+                        new_id.begin() + 1);
+              renumber(space, labels, new_id);
+              if constexpr (std::is_same<Memory, Kokkos::HostSpace>::value) {
+                out = labels;
+              } else {  // into a host buffer used before: its pages are mapped already
+                out = buffers.get(core.width, core.height);
+                copy(space, out, ImageView<Label const, Memory>(labels));
+                space.fence();
+              }
+              device_peak.sample(space, result.report.peak_device_bytes);
+              note_tile(read_bytes, std::size_t(core.width * core.height) * (sizeof(Label) + sizeof(T)),
+                        index_t(mine.size() + i) + 1);
+            };
+            if (keep_masks) {
+              ImageView<std::uint32_t const, Memory> const bits = upload(space, masks[std::size_t(t)]);
+              ImageView<std::uint8_t, Memory> mask("gigaseg::tiled::mask", core.width, core.height);
+              unpack_mask(space, bits, mask);
+              relabel(ImageView<std::uint8_t const, Memory>(mask));
+            } else {
+              prepare(space, std::move(raw), [&](auto const& values, auto const&) { relabel(values); });
             }
-            device_peak.sample(space, result.report.peak_device_bytes);
-            note_tile(read_bytes, std::size_t(core.width * core.height) * (sizeof(Label) + sizeof(T)), tiles + t + 1);
-          };
-          if (keep_masks) {
-            ImageView<std::uint32_t const, Memory> const bits = upload(space, masks[std::size_t(t)]);
-            ImageView<std::uint8_t, Memory> mask("gigaseg::tiled::mask", core.width, core.height);
-            unpack_mask(space, bits, mask);
-            relabel(ImageView<std::uint8_t const, Memory>(mask));
-          } else {
-            prepare(space, std::move(raw), [&](auto const& values, auto const&) { relabel(values); });
-          }
-        });
-        if (keep_masks) masks[std::size_t(t)] = HostImage<std::uint32_t>();
-        result.report.pixel_bytes_written += std::size_t(core.width * core.height) * sizeof(Label);
-        return out;
-      },
-      [&](std::size_t t, HostImage<Label>&& labels) {
-        writer.write_tile(index_t(t) % grid.across, index_t(t) / grid.across, labels);
-      },
-      detail::PipelineWorkers{keep_masks ? 1 : second_reader.concurrent_reads(threads), threads,
-                              &result.report.seconds});
-  writer.commit();
+          });
+          if (keep_masks) masks[std::size_t(t)] = HostImage<std::uint32_t>();
+          result.report.pixel_bytes_written += std::size_t(core.width * core.height) * sizeof(Label);
+          return out;
+        },
+        [&](std::size_t i, HostImage<Label>&& labels) {
+          writer->write_tile(index_t(mine[i]) % grid.across, index_t(mine[i]) / grid.across, labels);
+        },
+        detail::PipelineWorkers{keep_masks ? 1 : second_reader.concurrent_reads(threads), threads,
+                                &result.report.seconds});
+  });
+  writer->commit();
   return result;
 }
 
@@ -371,26 +419,33 @@ std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std:
                   std::max<index_t>(16, options.tile_height));
   index_t const tiles = grid.across * grid.down;
   std::vector<std::uint64_t> counts(256, 0);
-  detail::TileReader reader(input, shape, grid.tile_width, grid.tile_height);
-  detail::pipeline_tiles(
-      std::size_t(tiles),
-      [&](std::size_t t) { return reader.read(grid.core(index_t(t) % grid.across, index_t(t) / grid.across)); },
-      [&](std::size_t t, AnyHostImage&& raw) {
-        Region const core = grid.core(index_t(t) % grid.across, index_t(t) / grid.across);
-        on_backend(context, core.width * core.height, OpFamily::point, [&](auto const& space) {
-          using Memory = typename std::decay_t<decltype(space)>::memory_space;
-          ImageView<std::uint8_t const, Memory> const gray = gray8_on(space, raw, input);
-          Counts<Memory> tile_counts("gigaseg::tiled::histogram", 256);
-          histogram(space, gray, tile_counts);
-          auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tile_counts);
-          for (std::size_t b = 0; b < 256; ++b) counts[b] += host(b);
-        });
-        if (options.progress) options.progress(index_t(t) + 1, tiles);
-        return 0;
-      },
-      [](std::size_t, int) {},
-      detail::PipelineWorkers{reader.concurrent_reads(options.threads > 0 ? options.threads : io_threads()), 1,
-                              seconds});
+  std::vector<std::size_t> const mine = detail::owned_tiles(std::size_t(tiles), options.group);
+  detail::collectively(options.group, [&] {
+    detail::TileReader reader(input, shape, grid.tile_width, grid.tile_height);
+    detail::pipeline_tiles(
+        mine.size(),
+        [&](std::size_t i) {
+          return reader.read(grid.core(index_t(mine[i]) % grid.across, index_t(mine[i]) / grid.across));
+        },
+        [&](std::size_t i, AnyHostImage&& raw) {
+          std::size_t const t = mine[i];
+          Region const core = grid.core(index_t(t) % grid.across, index_t(t) / grid.across);
+          on_backend(context, core.width * core.height, OpFamily::point, [&](auto const& space) {
+            using Memory = typename std::decay_t<decltype(space)>::memory_space;
+            ImageView<std::uint8_t const, Memory> const gray = gray8_on(space, raw, input);
+            Counts<Memory> tile_counts("gigaseg::tiled::histogram", 256);
+            histogram(space, gray, tile_counts);
+            auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tile_counts);
+            for (std::size_t b = 0; b < 256; ++b) counts[b] += host(b);
+          });
+          if (options.progress) options.progress(index_t(i) + 1, index_t(mine.size()));
+          return 0;
+        },
+        [](std::size_t, int) {},
+        detail::PipelineWorkers{reader.concurrent_reads(options.threads > 0 ? options.threads : io_threads()), 1,
+                                seconds});
+  });
+  if (detail::group_size(options.group) > 1) options.group->sum(counts.data(), counts.size());
   return counts;
 }
 
@@ -399,14 +454,11 @@ TiledNucleiResult segment_nuclei_tiled(ExecutionContext const& context, std::str
                                        TiledOptions const& options) {
   detail::require_tile_sizes(options);
   ImageShape const shape = image_shape(input);
-  Grid const grid(shape.width, shape.height, options.tile_width, options.tile_height);
-  index_t const tiles = grid.across * grid.down;
   // Pass 1: the histogram of the whole image, Otsu's threshold and the side, as otsu_mask takes them.
   TiledOptions first = options;
-  first.progress =
-      options.progress
-          ? std::function<void(index_t, index_t)>([&](index_t done, index_t) { options.progress(done, 3 * tiles); })
-          : nullptr;
+  first.progress = options.progress ? std::function<void(index_t, index_t)>(
+                                          [&](index_t done, index_t per_pass) { options.progress(done, 3 * per_pass); })
+                                    : nullptr;
   StageSeconds histogram_seconds;
   std::vector<std::uint64_t> const counts = histogram_tiled(context, input, first, &histogram_seconds);
   std::size_t const bytes_read = std::size_t(shape.width * shape.height);

@@ -27,6 +27,7 @@ namespace gigaseg {
 TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::string const& distance,
                                           std::string const& output, MarkerParams const& params,
                                           TiledOptions const& options) {
+  detail::require_one_process(options, "distance_markers_tiled");
   detail::require_tile_sizes(options);
   GIGASEG_REQUIRE(params.h > 0, ErrorKind::usage, "MarkerParams::h", "the h-maxima height must be positive");
   GIGASEG_REQUIRE(params.min_separation >= 0, ErrorKind::usage, "MarkerParams::min_separation", "must not be negative");

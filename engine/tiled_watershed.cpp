@@ -42,6 +42,7 @@ struct RingedTile {
 TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::string const& relief,
                                      std::string const& markers, std::string const& mask, std::string const& output,
                                      WatershedParams const& params, TiledOptions const& options) {
+  detail::require_one_process(options, "watershed_tiled");
   detail::require_tile_sizes(options);
   GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage,
                   "WatershedParams::connectivity", "connectivity must be 4 or 8");

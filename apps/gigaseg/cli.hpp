@@ -2,6 +2,7 @@
 // Shared pieces of the gigaseg commands: the global options, the per-run state, and output.
 #include "gigaseg/core/context.hpp"
 #include "gigaseg/core/runtime.hpp"
+#include "gigaseg/engine/process_group.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -31,6 +32,8 @@ struct Session {
   ExecutionContext& context;
   nlohmann::json report;  // printed with --json; commands add their results
   std::map<std::string, double> timings_ms;
+  ProcessGroup const* group = nullptr;  // the ranks sharing the run (apps/gigaseg/ranks.hpp); null: alone
+  bool first_rank() const noexcept { return group == nullptr || group->rank() == 0; }
 };
 
 // Times a stage into session.timings_ms[name] (after fencing the context, so device work counts).

@@ -60,7 +60,7 @@ Command make_edt_command(CLI::App& parent) {
           to_string(session.context.resolve(shape.width * tiling.tile_height, OpFamily::distance));
       session.report["width"] = shape.width;
       session.report["height"] = shape.height;
-      session.report["tiled"] = tiled_report(tiling, report);
+      session.report["tiled"] = tiled_report(tiling, report, session.group);
       return;
     }
     run_gray8_filter<float>(session, arguments->input, arguments->output, OpFamily::distance,

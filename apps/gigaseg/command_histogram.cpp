@@ -60,7 +60,7 @@ Command make_histogram_command(CLI::App& parent) {
       r["width"] = shape.width;
       r["height"] = shape.height;
       r["counts"] = counts;
-      r["tiled"] = tiled_report(tiling, report);
+      r["tiled"] = tiled_report(tiling, report, session.group);
       return print_counts(session, counts);
     }
     AnyHostImage image;

@@ -52,7 +52,10 @@ Command make_label_command(CLI::App& parent) {
       }
       {
         StageTimer timer(session, "write");
-        if (!arguments->stats.empty()) write_stats_csv(arguments->stats, result.regions);
+        // Rank 0 writes the statistics; every rank ends with its outcome.
+        detail::collectively(session.group, [&] {
+          if (!arguments->stats.empty() && session.first_rank()) write_stats_csv(arguments->stats, result.regions);
+        });
       }
       ImageShape const shape = image_shape(arguments->input);
       auto& r = session.report;
@@ -62,7 +65,7 @@ Command make_label_command(CLI::App& parent) {
       r["height"] = shape.height;
       r["connectivity"] = params.connectivity;
       r["components"] = result.components;
-      r["tiled"] = tiled_report(tiling, result.report);
+      r["tiled"] = tiled_report(tiling, result.report, session.group);
       if (!session.options.json && !session.options.quiet) std::cout << result.components << "\n";
       return;
     }

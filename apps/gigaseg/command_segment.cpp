@@ -26,6 +26,8 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
       a.pipeline.pipeline == "nuclei" || a.pipeline.pipeline == "cells", ErrorKind::usage, "--tile",
       "tiles are for --pipeline nuclei and cells (the " + a.pipeline.pipeline + " pipeline runs in memory)");
   GIGASEG_REQUIRE(a.overlay.empty(), ErrorKind::usage, "--overlay", "an overlay is not written tile by tile");
+  GIGASEG_REQUIRE(a.pipeline.pipeline == "nuclei" || detail::group_size(session.group) <= 1, ErrorKind::usage,
+                  "--pipeline", "the " + a.pipeline.pipeline + " pipeline runs on one process, not over ranks");
   GIGASEG_REQUIRE(format_for_extension(a.output) == ImageFormat::tiff, ErrorKind::usage, a.output,
                   "tiled labels are written to a .tif or .tiff file");
   PipelineParams const params = pipeline_params(a.pipeline);
@@ -61,7 +63,10 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
   }
   {
     StageTimer timer(session, "write");
-    if (!a.stats.empty()) write_stats_csv(a.stats, regions);
+    // Rank 0 writes the statistics; every rank ends with its outcome.
+    detail::collectively(session.group, [&] {
+      if (!a.stats.empty() && session.first_rank()) write_stats_csv(a.stats, regions);
+    });
   }
   ImageShape const shape = image_shape(a.input);
   r["command"] = "segment";
@@ -70,7 +75,7 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
   r["width"] = shape.width;
   r["height"] = shape.height;
   r["components"] = components;
-  r["tiled"] = tiled_report(tiling, report);
+  r["tiled"] = tiled_report(tiling, report, session.group);
   if (r.contains("rounds")) {
     r["tiled"]["rounds"] = r["rounds"];
     r.erase("rounds");

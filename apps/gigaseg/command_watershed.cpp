@@ -94,7 +94,7 @@ Command make_watershed_command(CLI::App& parent) {
       ImageShape const shape = image_shape(arguments->relief);
       session.report["width"] = shape.width;
       session.report["height"] = shape.height;
-      session.report["tiled"] = tiled_report(tiling, result.report);
+      session.report["tiled"] = tiled_report(tiling, result.report, session.group);
       session.report["tiled"]["rounds"] = result.rounds;
       session.report["tiled"]["tile_computations"] = result.tile_computations;
       return;

@@ -38,7 +38,7 @@ void run_tiled_gray8_filter(Session& session, std::string const& input, std::str
   session.report["backend"] = to_string(session.context.resolve(chosen.tile_width * chosen.tile_height, family));
   session.report["width"] = shape.width;
   session.report["height"] = shape.height;
-  session.report["tiled"] = tiled_report(chosen, report);
+  session.report["tiled"] = tiled_report(chosen, report, session.group);
 }
 
 // compute(space, in, out) fills `out` (OutT, same size as the image) from the gray image `in`.

@@ -4,6 +4,7 @@
 #include "apps/gigaseg/cli.hpp"
 #include "apps/gigaseg/failure.hpp"
 #include "apps/gigaseg/option_names.hpp"
+#include "apps/gigaseg/ranks.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
@@ -15,7 +16,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <iostream>
+#include <thread>
 
 namespace gigaseg::cli {
 
@@ -53,9 +56,20 @@ void handle_termination() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
+// The one line of a failure, printed by rank 0 only when ranks share the run (every rank has the
+// same error: engine/process_group.hpp, detail::agree).
+bool speaks = true;
 int fail(std::string const& message, int code) {
-  std::cerr << "gigaseg: " << message << '\n';
+  if (speaks) std::cerr << "gigaseg: " << message << '\n';
   return code;
+}
+
+// The commands that split their work over ranks (tile by tile); the others run on one process.
+bool distributed_command(std::string const& name) {
+  for (char const* c :
+       {"info", "histogram", "threshold", "median", "gaussian", "sobel", "morph", "convolve", "label", "segment"})
+    if (name == c) return true;
+  return false;
 }
 
 void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
@@ -78,6 +92,10 @@ void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cli::Ranks const ranks(&argc, &argv);
+  speaks = ranks.rank() == 0;
+  // Rank 0 prints the results; the others' standard output goes nowhere.
+  if (!speaks && std::freopen("/dev/null", "w", stdout) == nullptr) return 1;
   CLI::App app{"gigaseg " GIGASEG_VERSION_STRING ": segmentation of very large images on GPUs and CPUs (Kokkos)"};
   app.set_version_flag("--version", "gigaseg " GIGASEG_VERSION_STRING);
   app.require_subcommand(1);
@@ -122,9 +140,23 @@ int main(int argc, char** argv) {
   for (auto const& command : commands)
     if (command.app->parsed()) input = cli::input_of(*command.app);
   try {
-    Runtime runtime(RuntimeOptions{options.threads, options.device, DevicePoolOptions{}});
+    for (auto const& command : commands)
+      GIGASEG_REQUIRE(!command.app->parsed() || ranks.size() == 1 || distributed_command(command.name),
+                      ErrorKind::usage, command.name,
+                      "runs on one process, not on " + std::to_string(ranks.size()) +
+                          " ranks (distributed: histogram, threshold, the filters, label, segment --pipeline nuclei)");
+    // Ranks sharing a node take its GPUs in turn, unless --device names one (a launcher that gives
+    // each rank its own GPU, as Slurm's --gpus-per-task does, leaves each one visible GPU), and
+    // share its cores, unless --threads says.
+    int device = options.device, threads = options.threads;
+    if (ranks.node_size() > 1) {
+      std::size_t const gpus = visible_devices().size();
+      if (device < 0 && gpus > 0) device = int(std::size_t(ranks.node_rank()) % gpus);
+      if (threads < 0) threads = std::max(1, int(std::thread::hardware_concurrency()) / ranks.node_size());
+    }
+    Runtime runtime(RuntimeOptions{threads, device, DevicePoolOptions{}});
     // The writers encode on as many threads as the computation runs on.
-    set_io_threads(options.threads > 0 ? options.threads : 0);
+    set_io_threads(threads > 0 ? threads : 0);
     WriteOptions write_options;
     write_options.tiff_compression = options.compression == "none"   ? TiffCompression::none
                                      : options.compression == "zstd" ? TiffCompression::zstd
@@ -137,7 +169,7 @@ int main(int argc, char** argv) {
     int code = 0;
     {
       ExecutionContext context(context_options);
-      cli::Session session{options, context, nlohmann::json::object(), {}};
+      cli::Session session{options, context, nlohmann::json::object(), {}, ranks.group()};
       for (auto& command : commands) {
         if (!command.app->parsed()) continue;
         cli::check_file_roles(*command.app);

@@ -91,7 +91,8 @@ Tiling choose_tiling(Session const& session, std::string const& input, std::stri
                     "a pipe or device cannot be read by region; save it as a tiled TIFF first");
   } else if (regular) {
     double const need = double(pixels) * bytes_per_pixel;
-    if (need > double(tiling.budget) || (tiling.device_budget > 0 && need > double(tiling.device_budget)))
+    if (need > double(tiling.budget) || (tiling.device_budget > 0 && need > double(tiling.device_budget)) ||
+        detail::group_size(session.group) > 1)  // ranks share an image by its tiles
       tiling.tile_width = tiling.tile_height = 4096;
   }
   if (tiling.tiled()) {
@@ -125,26 +126,52 @@ TiledOptions tiled_options(Tiling const& tiling, Session const& session) {
   options.mask_cache_bytes = tiling.budget / 4;  // the labelling's masks between its passes
   options.memory_bytes = tiling.budget;
   options.progress = progress_line(session);
+  options.group = session.group;
   return options;
 }
 
-nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report) {
-  return {{"tile_width", tiling.tile_width},
-          {"tile_height", tiling.tile_height},
-          {"tiles", report.tiles},
-          {"decoded_to_scratch", tiling.decoded()},
-          {"passes", report.passes},
-          {"peak_tile_bytes", report.peak_tile_bytes},
-          {"pixel_bytes_read", report.pixel_bytes_read},
-          {"pixel_bytes_written", report.pixel_bytes_written},
-          {"busy_seconds",
-           {{"read", report.seconds.read}, {"compute", report.seconds.compute}, {"write", report.seconds.write}}},
-          {"threads", tiling.threads},
-          {"peak_device_bytes", report.peak_device_bytes},
-          {"kept_mask_bytes", report.kept_mask_bytes},
-          {"memory_budget_bytes", tiling.budget},
-          {"device_memory_budget_bytes", tiling.device_budget},
-          {"peak_resident_bytes", peak_resident_bytes()}};
+nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report, ProcessGroup const* group) {
+  nlohmann::json r = {
+      {"tile_width", tiling.tile_width},
+      {"tile_height", tiling.tile_height},
+      {"tiles", report.tiles},
+      {"decoded_to_scratch", tiling.decoded()},
+      {"passes", report.passes},
+      {"peak_tile_bytes", report.peak_tile_bytes},
+      {"pixel_bytes_read", report.pixel_bytes_read},
+      {"pixel_bytes_written", report.pixel_bytes_written},
+      {"busy_seconds",
+       {{"read", report.seconds.read}, {"compute", report.seconds.compute}, {"write", report.seconds.write}}},
+      {"threads", tiling.threads},
+      {"peak_device_bytes", report.peak_device_bytes},
+      {"kept_mask_bytes", report.kept_mask_bytes},
+      {"memory_budget_bytes", tiling.budget},
+      {"device_memory_budget_bytes", tiling.device_budget},
+      {"peak_resident_bytes", peak_resident_bytes()}};
+  if (group == nullptr) return r;
+  // Each rank's share: its tiles and their pixels, bytes and busy seconds, and its peak memory.
+  ImageShape const shape = image_shape(tiling.input);
+  index_t const across = (shape.width + tiling.tile_width - 1) / tiling.tile_width;
+  std::vector<std::size_t> const mine = detail::owned_tiles(std::size_t(report.tiles), group);
+  index_t pixels = 0;
+  for (std::size_t t : mine) {
+    index_t const x = index_t(t) % across * tiling.tile_width, y = index_t(t) / across * tiling.tile_height;
+    pixels += std::min(tiling.tile_width, shape.width - x) * std::min(tiling.tile_height, shape.height - y);
+  }
+  nlohmann::json const share = {
+      {"rank", group->rank()},
+      {"tiles", mine.size()},
+      {"pixels", pixels},
+      {"pixel_bytes_read", report.pixel_bytes_read},
+      {"pixel_bytes_written", report.pixel_bytes_written},
+      {"busy_seconds",
+       {{"read", report.seconds.read}, {"compute", report.seconds.compute}, {"write", report.seconds.write}}},
+      {"peak_resident_bytes", peak_resident_bytes()}};
+  std::string const text = share.dump();
+  std::vector<std::vector<unsigned char>> const all = group->all_gather({text.begin(), text.end()});
+  r["ranks"] = group->size();
+  for (auto const& bytes : all) r["rank_shares"].push_back(nlohmann::json::parse(bytes.begin(), bytes.end()));
+  return r;
 }
 
 std::function<void(index_t, index_t)> progress_line(Session const& session) {

@@ -45,7 +45,7 @@ std::pair<index_t, index_t> parse_tile(std::string const& text);
 std::size_t parse_bytes(std::string const& text);
 
 // Tiles when --tile is given (a usage error naming it unless WxH, multiples of 16), or 4096x4096
-// when `input` (a file) would need more than the memory limit in memory: --memory-limit (a size
+// when ranks share the run or `input` (a file) would need more than the memory limit in memory: --memory-limit (a size
 // such as 8G) holds for the host and, when the session's context runs an image of this size on a
 // GPU, for the GPU too; by default three quarters of the host memory available now and three
 // quarters of the GPU's free memory. A PNG or PGM/PPM is then decoded into a tiled scratch TIFF
@@ -61,8 +61,10 @@ Tiling choose_tiling(Session const& session, std::string const& input, std::stri
 // The engine's options for `tiling`: its tile size and the progress line.
 TiledOptions tiled_options(Tiling const& tiling, Session const& session);
 
-// The "tiled" entry of --json: the tiles, passes, bytes, and the process's peak resident memory.
-nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report);
+// The "tiled" entry of --json: the tiles, passes, bytes, and the process's peak resident memory;
+// with ranks (`group`, collective: every rank calls it), their number and each rank's share
+// ("rank_shares": tiles, pixels, bytes, busy seconds, peak resident memory).
+nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report, ProcessGroup const* group);
 
 // A progress line on standard error ("tile 12 of 48, 25%"), redrawn at most five times a second,
 // when standard error is a terminal and neither --quiet nor --json is given; else nothing.

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -459,13 +460,8 @@ struct TiffOutput {
   index_t pixel = 1;  // bytes
 };
 
-// block_width x block_height: the tiles (0 x 0: options.tiff_tile, or strips without it).
-TiffOutput open_output(std::string const& temp_path, std::string const& path, index_t w, index_t h, PixelType type,
-                       WriteOptions const& options, index_t block_width = 0, index_t block_height = 0) {
-  GIGASEG_REQUIRE(w > 0 && h > 0 && w <= 0xffffffffLL && h <= 0xffffffffLL, ErrorKind::usage, path,
-                  "TIFF dimensions must be between 1 and 2^32-1");
-  GIGASEG_REQUIRE(options.tiff_tile % 16 == 0 && options.tiff_tile >= 0, ErrorKind::usage, path,
-                  "TIFF tile size must be a multiple of 16");
+// The codec and the pixel layout of an output of `type` as `options` ask, without a file.
+TiffOutput output_layout(std::string const& path, PixelType type, WriteOptions const& options) {
   TiffOutput out;
   out.codec = Codec{options.tiff_compression, options.compression_level,
                     std::uint16_t(type == PixelType::f32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL)};
@@ -474,12 +470,26 @@ TiffOutput open_output(std::string const& temp_path, std::string const& path, in
                   std::string("compression level must be 0 (default) or 1..") +
                       (out.codec.compression == TiffCompression::zstd ? "19 for zstd" : "12 for deflate"));
   out.pixel = bytes_per_pixel(type);
+  out.samples = type == PixelType::rgb8 ? 3 : 1;
+  out.scheme = out.codec.compression == TiffCompression::deflate ? COMPRESSION_ADOBE_DEFLATE
+               : out.codec.compression == TiffCompression::zstd  ? COMPRESSION_ZSTD
+                                                                 : COMPRESSION_NONE;
+  return out;
+}
+
+// block_width x block_height: the tiles (0 x 0: options.tiff_tile, or strips without it).
+TiffOutput open_output(std::string const& temp_path, std::string const& path, index_t w, index_t h, PixelType type,
+                       WriteOptions const& options, index_t block_width = 0, index_t block_height = 0) {
+  GIGASEG_REQUIRE(w > 0 && h > 0 && w <= 0xffffffffLL && h <= 0xffffffffLL, ErrorKind::usage, path,
+                  "TIFF dimensions must be between 1 and 2^32-1");
+  GIGASEG_REQUIRE(options.tiff_tile % 16 == 0 && options.tiff_tile >= 0, ErrorKind::usage, path,
+                  "TIFF tile size must be a multiple of 16");
+  TiffOutput out = output_layout(path, type, options);
   if (block_width == 0 && options.tiff_tile > 0) block_width = block_height = options.tiff_tile;
   bool const big = options.force_bigtiff || needs_bigtiff(w, h, out.pixel, block_width, block_height);
   out.tif.reset(TIFFOpen(temp_path.c_str(), big ? "w8" : "w"));
   if (!out.tif) fail_write(path, "cannot create");
   TIFF* tif = out.tif.get();
-  out.samples = type == PixelType::rgb8 ? 3 : 1;
   int const bits = type == PixelType::rgb8 ? 8 : int(out.pixel) * 8;
   TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, std::uint32_t(w));
   TIFFSetField(tif, TIFFTAG_IMAGELENGTH, std::uint32_t(h));
@@ -488,9 +498,6 @@ TiffOutput open_output(std::string const& temp_path, std::string const& path, in
   TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, type == PixelType::f32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT);
   TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, out.samples == 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
   TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-  out.scheme = out.codec.compression == TiffCompression::deflate ? COMPRESSION_ADOBE_DEFLATE
-               : out.codec.compression == TiffCompression::zstd  ? COMPRESSION_ZSTD
-                                                                 : COMPRESSION_NONE;
   if (!TIFFSetField(tif, TIFFTAG_COMPRESSION, out.scheme))
     fail_write(path, std::string("this libtiff cannot write ") + to_string(out.codec.compression) + " compression");
   if (out.scheme != COMPRESSION_NONE) TIFFSetField(tif, TIFFTAG_PREDICTOR, out.codec.predictor);
@@ -589,22 +596,67 @@ void write_tiff(std::string const& temp_path, std::string const& path, AnyHostIm
 
 }  // namespace detail
 
+struct TiffTileEncoder::State {
+  detail::TiffOutput layout;  // the codec and the pixel size; no file
+};
+
+TiffTileEncoder::TiffTileEncoder(std::string const& path, index_t width, index_t height, PixelType type,
+                                 index_t tile_width, index_t tile_height, WriteOptions const& options)
+    : path_(path), width_(width), height_(height), type_(type), tile_width_(tile_width), tile_height_(tile_height) {
+  GIGASEG_REQUIRE(tile_width >= 16 && tile_width % 16 == 0 && tile_height >= 16 && tile_height % 16 == 0,
+                  ErrorKind::usage, path, "TIFF tile sizes must be multiples of 16");
+  state_ = std::make_unique<State>();
+  state_->layout = detail::output_layout(path, type, options);
+}
+
+TiffTileEncoder::~TiffTileEncoder() = default;
+TiffTileEncoder::TiffTileEncoder(TiffTileEncoder&&) noexcept = default;
+
+void TiffTileEncoder::encode(index_t column, index_t row, AnyHostImage const& pixels,
+                             std::vector<unsigned char>& bytes) const {
+  GIGASEG_REQUIRE(column >= 0 && row >= 0 && column < tiles_across() && row < tiles_down(), ErrorKind::usage, path_,
+                  "tile " + std::to_string(column) + "," + std::to_string(row) + " is outside the " +
+                      std::to_string(tiles_across()) + " x " + std::to_string(tiles_down()) + " tiles");
+  index_t const x = column * tile_width_, y = row * tile_height_;
+  index_t const cw = std::min(tile_width_, width_ - x), ch = std::min(tile_height_, height_ - y);
+  GIGASEG_REQUIRE(pixel_type(pixels) == type_ && width(pixels) == cw && height(pixels) == ch, ErrorKind::usage, path_,
+                  "tile " + std::to_string(column) + "," + std::to_string(row) + " must be " + std::to_string(cw) +
+                      "x" + std::to_string(ch) + " " + to_string(type_) + " pixels");
+  detail::TiffOutput const& out = state_->layout;
+  index_t const pixel = out.pixel;
+  // Uncompressed, the padded tile is the bytes; compressed, it is assembled here first.
+  thread_local std::vector<unsigned char> scratch;
+  std::vector<unsigned char>& block = out.scheme == COMPRESSION_NONE ? bytes : scratch;
+  std::size_t const block_bytes = std::size_t(tile_width_ * tile_height_ * pixel);
+  if (cw < tile_width_ || ch < tile_height_)
+    block.assign(block_bytes, 0);  // edge tiles are padded with zeros
+  else
+    block.resize(block_bytes);  // every byte copied below
+  std::visit(
+      [&](auto const& view) {
+        for (index_t r = 0; r < ch; ++r)
+          std::memcpy(block.data() + r * tile_width_ * pixel, view.row(r), std::size_t(cw * pixel));
+      },
+      pixels);
+  if (out.scheme != COMPRESSION_NONE) detail::encode_block(out, block.data(), tile_width_, tile_height_, bytes, path_);
+}
+
 struct TiffTileWriter::State {
   AtomicOutput output;
   detail::TiffOutput out;
   std::mutex mutex;
   std::vector<bool> written;
   std::size_t count = 0;
+  std::size_t next = 0;                                       // the tile the file takes next
+  std::map<std::size_t, std::vector<unsigned char>> waiting;  // tiles that came before their turn
   explicit State(std::string const& path) : output(path) {}
 };
 
 TiffTileWriter::TiffTileWriter(std::string const& path, index_t width, index_t height, PixelType type,
                                index_t tile_width, index_t tile_height, WriteOptions const& options)
-    : path_(path), width_(width), height_(height), type_(type), tile_width_(tile_width), tile_height_(tile_height) {
+    : path_(path), encoder_(path, width, height, type, tile_width, tile_height, options) {
   GIGASEG_REQUIRE(format_for_extension(path) == ImageFormat::tiff, ErrorKind::usage, path,
                   "tiles are written to a .tif or .tiff file");
-  GIGASEG_REQUIRE(tile_width >= 16 && tile_width % 16 == 0 && tile_height >= 16 && tile_height % 16 == 0,
-                  ErrorKind::usage, path, "TIFF tile sizes must be multiples of 16");
   WriteOptions untiled = options;
   untiled.tiff_tile = 0;
   detail::HandlerScope handlers;
@@ -625,47 +677,40 @@ TiffTileWriter::~TiffTileWriter() {
 
 void TiffTileWriter::write_tile(index_t column, index_t row, AnyHostImage const& pixels) {
   GIGASEG_REQUIRE(state_ != nullptr, ErrorKind::usage, path_, "write_tile after commit");
+  thread_local std::vector<unsigned char> bytes;  // kept: a tile's worth, filled again for the next
+  encoder_.encode(column, row, pixels, bytes);
+  write_encoded_tile(column, row, bytes.data(), bytes.size());
+}
+
+void TiffTileWriter::write_encoded_tile(index_t column, index_t row, unsigned char const* data, std::size_t size) {
+  GIGASEG_REQUIRE(state_ != nullptr, ErrorKind::usage, path_, "write_tile after commit");
   GIGASEG_REQUIRE(column >= 0 && row >= 0 && column < tiles_across() && row < tiles_down(), ErrorKind::usage, path_,
                   "tile " + std::to_string(column) + "," + std::to_string(row) + " is outside the " +
                       std::to_string(tiles_across()) + " x " + std::to_string(tiles_down()) + " tiles");
-  index_t const x = column * tile_width_, y = row * tile_height_;
-  index_t const cw = std::min(tile_width_, width_ - x), ch = std::min(tile_height_, height_ - y);
-  GIGASEG_REQUIRE(pixel_type(pixels) == type_ && width(pixels) == cw && height(pixels) == ch, ErrorKind::usage, path_,
-                  "tile " + std::to_string(column) + "," + std::to_string(row) + " must be " + std::to_string(cw) +
-                      "x" + std::to_string(ch) + " " + to_string(type_) + " pixels");
-  detail::TiffOutput const& out = state_->out;
-  index_t const pixel = out.pixel;
-  thread_local std::vector<unsigned char> block;
-  std::size_t const block_bytes = std::size_t(tile_width_ * tile_height_ * pixel);
-  if (cw < tile_width_ || ch < tile_height_)
-    block.assign(block_bytes, 0);  // edge tiles are padded with zeros
-  else
-    block.resize(block_bytes);  // every byte copied below
-
-  std::visit(
-      [&](auto const& view) {
-        for (index_t r = 0; r < ch; ++r)
-          std::memcpy(block.data() + r * tile_width_ * pixel, view.row(r), std::size_t(cw * pixel));
-      },
-      pixels);
-  thread_local std::vector<unsigned char> bytes;  // kept: a tile's worth, filled again for the next
-  unsigned char* data = block.data();
-  std::size_t size = block.size();
-  if (out.scheme != COMPRESSION_NONE) {
-    detail::encode_block(out, block.data(), tile_width_, tile_height_, bytes, path_);
-    data = bytes.data();
-    size = bytes.size();
-  }
   std::size_t const index = std::size_t(row * tiles_across() + column);
   std::lock_guard<std::mutex> lock(state_->mutex);
   GIGASEG_REQUIRE(!state_->written[index], ErrorKind::usage, path_,
                   "tile " + std::to_string(column) + "," + std::to_string(row) + " was written twice");
-  detail::HandlerScope handlers;
-  errno = 0;
-  if (TIFFWriteRawTile(out.tif.get(), ttile_t(index), data, tmsize_t(size)) != tmsize_t(size))
-    detail::fail_write(path_, "cannot write tile " + std::to_string(column) + "," + std::to_string(row));
   state_->written[index] = true;
   ++state_->count;
+  if (index != state_->next) {  // it waits for those before it
+    state_->waiting.emplace(index, std::vector<unsigned char>(data, data + size));
+    return;
+  }
+  detail::HandlerScope handlers;
+  // libtiff reads the buffer only; its API takes it as void*.
+  auto store = [&](std::size_t tile, unsigned char const* bytes, std::size_t n) {
+    errno = 0;
+    if (TIFFWriteRawTile(state_->out.tif.get(), ttile_t(tile), const_cast<unsigned char*>(bytes), tmsize_t(n)) !=
+        tmsize_t(n))
+      detail::fail_write(path_, "cannot write tile " + std::to_string(index_t(tile) % tiles_across()) + "," +
+                                    std::to_string(index_t(tile) / tiles_across()));
+    state_->next = tile + 1;
+  };
+  store(index, data, size);
+  for (auto first = state_->waiting.begin(); first != state_->waiting.end() && first->first == state_->next;
+       first = state_->waiting.erase(first))
+    store(first->first, first->second.data(), first->second.size());
 }
 
 void TiffTileWriter::commit() {

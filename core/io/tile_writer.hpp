@@ -3,10 +3,42 @@
 // over each tile as it is computed, from any thread and in any order.
 #include "gigaseg/core/io/image_file.hpp"
 
+#include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace gigaseg {
+
+// The bytes TiffTileWriter stores for a tile (padded to the tile size, the predictor applied,
+// compressed as the options say), made without a file: processes that compute tiles of one output
+// away from the process writing it encode them here and hand over the bytes (write_encoded_tile).
+class TiffTileEncoder {
+ public:
+  // As TiffTileWriter's constructor; `path` only names the output in errors.
+  TiffTileEncoder(std::string const& path, index_t width, index_t height, PixelType type, index_t tile_width,
+                  index_t tile_height, WriteOptions const& options = default_write_options());
+  ~TiffTileEncoder();
+  TiffTileEncoder(TiffTileEncoder&&) noexcept;
+
+  index_t tile_width() const noexcept { return tile_width_; }
+  index_t tile_height() const noexcept { return tile_height_; }
+  index_t tiles_across() const noexcept { return (width_ + tile_width_ - 1) / tile_width_; }
+  index_t tiles_down() const noexcept { return (height_ + tile_height_ - 1) / tile_height_; }
+
+  // Tile (column, row) of min(tile_width, width - x) x min(tile_height, height - y) pixels of the
+  // encoder's type, as stored in the file, into `bytes` (its memory reused). Thread-safe.
+  // Error(usage) for a tile outside the grid or of the wrong size or type.
+  void encode(index_t column, index_t row, AnyHostImage const& pixels, std::vector<unsigned char>& bytes) const;
+
+ private:
+  struct State;
+  std::string path_;
+  index_t width_, height_;
+  PixelType type_;
+  index_t tile_width_, tile_height_;
+  std::unique_ptr<State> state_;
+};
 
 class TiffTileWriter {
  public:
@@ -22,17 +54,22 @@ class TiffTileWriter {
   TiffTileWriter(TiffTileWriter const&) = delete;
   TiffTileWriter& operator=(TiffTileWriter const&) = delete;
 
-  index_t tile_width() const noexcept { return tile_width_; }
-  index_t tile_height() const noexcept { return tile_height_; }
-  index_t tiles_across() const noexcept { return (width_ + tile_width_ - 1) / tile_width_; }
-  index_t tiles_down() const noexcept { return (height_ + tile_height_ - 1) / tile_height_; }
+  index_t tile_width() const noexcept { return encoder_.tile_width(); }
+  index_t tile_height() const noexcept { return encoder_.tile_height(); }
+  index_t tiles_across() const noexcept { return encoder_.tiles_across(); }
+  index_t tiles_down() const noexcept { return encoder_.tiles_down(); }
+  TiffTileEncoder const& encoder() const noexcept { return encoder_; }
 
   // Compresses, on the calling thread, and stores tile (column, row): `pixels` holds its
   // min(tile_width, width - x) x min(tile_height, height - y) pixels of the writer's type (edge tiles are
-  // padded with zeros in the file). Thread-safe; every tile exactly once, in any order.
+  // padded with zeros in the file). Thread-safe; every tile exactly once, in any order. The file
+  // holds the tiles in raster order, so its bytes do not depend on the order they came in: a tile
+  // that comes before its turn waits in memory, encoded, until those before it came.
   // Error(usage) for a tile outside the grid, of the wrong size or type, or written twice;
   // Error(resource) when the disk is full.
   void write_tile(index_t column, index_t row, AnyHostImage const& pixels);
+  // Stores tile (column, row) as an encoder of the same size, type and options made it.
+  void write_encoded_tile(index_t column, index_t row, unsigned char const* data, std::size_t size);
 
   // Checks that every tile was written, writes the directory, flushes the file to disk and
   // renames it to `path`.
@@ -41,9 +78,7 @@ class TiffTileWriter {
  private:
   struct State;
   std::string path_;
-  index_t width_, height_;
-  PixelType type_;
-  index_t tile_width_, tile_height_;
+  TiffTileEncoder encoder_;
   std::unique_ptr<State> state_;
 };
 

@@ -1,0 +1,189 @@
+// Processes sharing the work on one image (engine/process_group.hpp).
+#include "gigaseg/engine/process_group.hpp"
+
+#include "gigaseg/engine/tile_reader.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <mutex>
+#include <new>
+#include <utility>
+
+namespace gigaseg::detail {
+
+int tile_owner(std::size_t tile, std::size_t tiles, int ranks) {
+  // owned_tiles gives rank r the tiles from floor(tiles * r / ranks): the last rank whose first
+  // tile is at most `tile`.
+  int rank = int(std::min<std::size_t>(std::size_t(ranks) - 1, tile * std::size_t(ranks) / tiles));
+  while (rank + 1 < ranks && tiles * std::size_t(rank + 1) / std::size_t(ranks) <= tile) ++rank;
+  while (rank > 0 && tiles * std::size_t(rank) / std::size_t(ranks) > tile) --rank;
+  return rank;
+}
+
+void ByteReader::take(void* to, std::size_t n) {
+  GIGASEG_REQUIRE(at_ + n <= bytes_.size(), ErrorKind::internal, "process group",
+                  "a message shorter than its contents");
+  std::memcpy(to, bytes_.data() + at_, n);
+  at_ += n;
+}
+
+namespace {
+
+// An error as it travels between ranks: failed, kind, subject and reason.
+std::vector<unsigned char> error_message(std::exception_ptr failed) {
+  std::vector<unsigned char> bytes;
+  std::uint8_t const is_failed = failed ? 1 : 0;
+  append_bytes(bytes, &is_failed, 1);
+  if (!failed) return bytes;
+  ErrorKind kind = ErrorKind::internal;
+  std::string subject, reason;
+  try {
+    std::rethrow_exception(failed);
+  } catch (Error const& e) {
+    kind = e.kind();
+    subject = e.subject();
+    reason = e.reason();
+  } catch (std::bad_alloc const&) {
+    kind = ErrorKind::resource;
+    reason = "out of host memory";
+  } catch (std::exception const& e) {
+    reason = e.what();
+  } catch (...) {
+    reason = "unknown failure";
+  }
+  std::int32_t const k = std::int32_t(kind);
+  append_bytes(bytes, &k, 1);
+  append_bytes(bytes, std::vector<char>(subject.begin(), subject.end()));
+  append_bytes(bytes, std::vector<char>(reason.begin(), reason.end()));
+  return bytes;
+}
+
+}  // namespace
+
+void agree(ProcessGroup const* group, std::exception_ptr failed) {
+  if (group_size(group) <= 1) {
+    if (failed) std::rethrow_exception(failed);
+    return;
+  }
+  std::vector<std::vector<unsigned char>> const all = group->all_gather(error_message(failed));
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    ByteReader in(all[r]);
+    if (in.value<std::uint8_t>() == 0) continue;
+    if (int(r) == group->rank()) std::rethrow_exception(failed);
+    auto const kind = ErrorKind(in.value<std::int32_t>());
+    std::vector<char> const subject = in.values<char>();
+    std::vector<char> const reason = in.values<char>();
+    throw Error(kind, std::string(subject.begin(), subject.end()), std::string(reason.begin(), reason.end()));
+  }
+}
+
+// A rank's encoded tiles, appended to a scratch file beside the output until commit().
+struct SharedTileWriter::Spill {
+  ScratchFile file;
+  int fd = -1;
+  std::mutex mutex;
+  off_t end = 0;
+  struct Entry {
+    std::int64_t tile;
+    off_t at;
+    std::size_t size;
+  };
+  std::vector<Entry> entries;
+  explicit Spill(std::string const& folder) : file(folder, "rank-tiles") {
+    fd = ::open(file.path().c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    GIGASEG_REQUIRE(fd >= 0, ErrorKind::resource, file.path(),
+                    std::string("cannot be created: ") + std::strerror(errno));
+  }
+  ~Spill() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+SharedTileWriter::SharedTileWriter(ProcessGroup const* group, std::string const& path, index_t width, index_t height,
+                                   PixelType type, index_t tile_width, index_t tile_height, WriteOptions const& options)
+    : group_(group_size(group) > 1 ? group : nullptr), path_(path) {
+  if (group_rank(group_) == 0) {
+    writer_ = std::make_unique<TiffTileWriter>(path, width, height, type, tile_width, tile_height, options);
+  } else {
+    encoder_ = std::make_unique<TiffTileEncoder>(path, width, height, type, tile_width, tile_height, options);
+    spill_ = std::make_unique<Spill>(folder_of(path));
+  }
+}
+
+SharedTileWriter::~SharedTileWriter() = default;
+
+void SharedTileWriter::write_tile(index_t column, index_t row, AnyHostImage const& pixels) {
+  if (writer_) return writer_->write_tile(column, row, pixels);
+  thread_local std::vector<unsigned char> bytes;
+  encoder_->encode(column, row, pixels, bytes);
+  std::lock_guard<std::mutex> lock(spill_->mutex);
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t const n = ::pwrite(spill_->fd, bytes.data() + done, bytes.size() - done, spill_->end + off_t(done));
+    if (n < 0 && errno == EINTR) continue;
+    GIGASEG_REQUIRE(n > 0, ErrorKind::resource, path_,
+                    std::string("cannot keep a tile in scratch: ") + std::strerror(n == 0 ? ENOSPC : errno));
+    done += std::size_t(n);
+  }
+  spill_->entries.push_back({std::int64_t(row * encoder_->tiles_across() + column), spill_->end, bytes.size()});
+  spill_->end += off_t(bytes.size());
+}
+
+void SharedTileWriter::commit() {
+  if (group_ == nullptr) return writer_->commit();
+  // Every rank but 0 sends one message per tile it owns (the tile's index and bytes, or -1 and
+  // the reason it could not be read back), so that rank 0 receives as many as were promised
+  // whatever failed; rank 0 writes them and then commits.
+  std::exception_ptr failed;
+  index_t const tiles_across = writer_ ? writer_->tiles_across() : encoder_->tiles_across();
+  if (group_->rank() != 0) {
+    for (Spill::Entry const& entry : spill_->entries) {
+      std::vector<unsigned char> message;
+      std::int64_t tile = entry.tile;
+      std::vector<unsigned char> bytes(entry.size);
+      if (!failed) {
+        std::size_t done = 0;
+        while (done < entry.size) {
+          ssize_t const n = ::pread(spill_->fd, bytes.data() + done, entry.size - done, entry.at + off_t(done));
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) {
+            failed = std::make_exception_ptr(Error(ErrorKind::resource, spill_->file.path(),
+                                                   "cannot read back a tile: " + std::string(std::strerror(errno))));
+            break;
+          }
+          done += std::size_t(n);
+        }
+      }
+      if (failed) tile = -1, bytes.clear();
+      append_bytes(message, &tile, 1);
+      message.insert(message.end(), bytes.begin(), bytes.end());
+      group_->send(0, message);
+    }
+    agree(group_, failed);   // the tiles' transfer
+    agree(group_, nullptr);  // rank 0's commit
+    return;
+  }
+  std::size_t const tiles = std::size_t(writer_->tiles_across() * writer_->tiles_down());
+  for (int r = 1; r < group_->size(); ++r) {
+    std::size_t const count = owned_tiles(tiles, r, group_->size()).size();
+    for (std::size_t k = 0; k < count; ++k) {
+      std::vector<unsigned char> const message = group_->receive(r);
+      if (failed) continue;
+      try {
+        ByteReader in(message);
+        std::int64_t const tile = in.value<std::int64_t>();
+        if (tile < 0) continue;  // the rank that sent it reports why
+        writer_->write_encoded_tile(index_t(tile) % tiles_across, index_t(tile) / tiles_across,
+                                    message.data() + sizeof(std::int64_t), message.size() - sizeof(std::int64_t));
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    }
+  }
+  agree(group_, failed);
+  collectively(group_, [&] { writer_->commit(); });
+}
+
+}  // namespace gigaseg::detail

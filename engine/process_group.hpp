@@ -1,0 +1,145 @@
+#pragma once
+// Processes sharing the work on one image: the ranks of an MPI job as the tiled drivers see them.
+//
+// The drivers of engine/tiled.hpp take an optional group (TiledOptions::group). With one, each rank
+// computes its own share of the tiles (owned_tiles: a run of whole tiles in raster order, so that
+// a rank reads neighbouring blocks of the file), the passes meet where the image's global state is
+// made (the histogram summed over the ranks, the labelling's tile edges and sums gathered so that
+// every rank joins them alike), and rank 0 writes the one output file from the tiles every rank
+// encoded (SharedTileWriter). The result is the single process's, byte for byte. The transport is
+// the group's: engine/mpi/mpi_group.hpp wraps an MPI communicator; nothing here needs MPI.
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/image.hpp"
+#include "gigaseg/core/io/tile_writer.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace gigaseg {
+
+// A fixed set of processes, ranks 0..size-1, that call the collective operations in the same order.
+class ProcessGroup {
+ public:
+  virtual ~ProcessGroup() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Collective: every rank's `mine`, indexed by rank, on every rank.
+  virtual std::vector<std::vector<unsigned char>> all_gather(std::vector<unsigned char> const& mine) const = 0;
+  // Collective: `values` summed element by element over the ranks, in place on every rank.
+  virtual void sum(std::uint64_t* values, std::size_t count) const = 0;
+  // Point to point, from the calling thread: bytes sent to rank `to`, and those rank `from` sent.
+  virtual void send(int to, std::vector<unsigned char> const& bytes) const = 0;
+  virtual std::vector<unsigned char> receive(int from) const = 0;
+};
+
+namespace detail {
+
+// The ranks of `group`, 1 without one.
+inline int group_size(ProcessGroup const* group) { return group != nullptr ? group->size() : 1; }
+inline int group_rank(ProcessGroup const* group) { return group != nullptr ? group->rank() : 0; }
+
+// The tiles 0..tiles-1 that rank `rank` of `ranks` computes: an even run in raster order.
+inline std::vector<std::size_t> owned_tiles(std::size_t tiles, int rank, int ranks) {
+  std::size_t const first = tiles * std::size_t(rank) / std::size_t(ranks);
+  std::size_t const last = tiles * std::size_t(rank + 1) / std::size_t(ranks);
+  std::vector<std::size_t> mine;
+  for (std::size_t t = first; t < last; ++t) mine.push_back(t);
+  return mine;
+}
+inline std::vector<std::size_t> owned_tiles(std::size_t tiles, ProcessGroup const* group) {
+  return owned_tiles(tiles, group_rank(group), group_size(group));
+}
+// The rank that computes tile `tile` of `tiles` (owned_tiles).
+int tile_owner(std::size_t tile, std::size_t tiles, int ranks);
+
+// Trivially copyable values as bytes and back, for the group's messages.
+template <class T>
+void append_bytes(std::vector<unsigned char>& bytes, T const* values, std::size_t count) {
+  static_assert(std::is_trivially_copyable<T>::value, "only plain values travel as bytes");
+  std::size_t const at = bytes.size();
+  bytes.resize(at + count * sizeof(T));
+  if (count > 0) std::memcpy(bytes.data() + at, values, count * sizeof(T));
+}
+template <class T>
+void append_bytes(std::vector<unsigned char>& bytes, std::vector<T> const& values) {
+  std::uint64_t const count = values.size();
+  append_bytes(bytes, &count, 1);
+  append_bytes(bytes, values.data(), values.size());
+}
+// Reads back what append_bytes wrote, in the same order, from `at` on.
+class ByteReader {
+ public:
+  explicit ByteReader(std::vector<unsigned char> const& bytes) : bytes_(bytes) {}
+  template <class T>
+  T value() {
+    T v;
+    take(&v, sizeof(T));
+    return v;
+  }
+  template <class T>
+  std::vector<T> values() {
+    std::vector<T> v(std::size_t(value<std::uint64_t>()));
+    if (!v.empty()) take(v.data(), v.size() * sizeof(T));
+    return v;
+  }
+
+ private:
+  void take(void* to, std::size_t n);
+  std::vector<unsigned char> const& bytes_;
+  std::size_t at_ = 0;
+};
+
+// Collective: the ranks agree on failure. `failed` is this rank's exception (null when its work
+// succeeded); when any rank failed, every rank throws: the first failed rank its own exception,
+// the others an Error of its kind, subject and reason, so that every rank ends with the same error
+// and exit code. Without a group, rethrows `failed` when set.
+void agree(ProcessGroup const* group, std::exception_ptr failed);
+
+// Runs `work` and agrees on its outcome with the other ranks (agree): no rank goes on past a
+// failure anywhere, and none waits for a rank that stopped.
+template <class Work>
+void collectively(ProcessGroup const* group, Work&& work) {
+  std::exception_ptr failed;
+  try {
+    work();
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  agree(group, failed);
+}
+
+// A tiled output computed by the ranks of a group and written by rank 0 into one TIFF
+// (TiffTileWriter). Rank 0 writes its own tiles as they come; the other ranks encode theirs
+// (TiffTileEncoder, on their writing threads) and keep the bytes in a scratch file of their own, so
+// that memory holds none of them; commit() sends them to rank 0, which writes them and commits
+// the file. Without a group (or with one rank) it is a TiffTileWriter. Nothing is left under
+// `path` unless every rank's tiles were written and commit() succeeded on rank 0.
+class SharedTileWriter {
+ public:
+  SharedTileWriter(ProcessGroup const* group, std::string const& path, index_t width, index_t height, PixelType type,
+                   index_t tile_width, index_t tile_height, WriteOptions const& options);
+  ~SharedTileWriter();
+  SharedTileWriter(SharedTileWriter const&) = delete;
+  SharedTileWriter& operator=(SharedTileWriter const&) = delete;
+  // As TiffTileWriter::write_tile, for a tile of this rank. Thread-safe.
+  void write_tile(index_t column, index_t row, AnyHostImage const& pixels);
+  // Collective: the tiles meet on rank 0, which commits the file; agree()s on the outcome.
+  void commit();
+
+ private:
+  struct Spill;
+  ProcessGroup const* group_;
+  std::string path_;
+  std::unique_ptr<TiffTileWriter> writer_;  // rank 0
+  std::unique_ptr<TiffTileEncoder> encoder_;
+  std::unique_ptr<Spill> spill_;  // the other ranks
+};
+
+}  // namespace detail
+}  // namespace gigaseg

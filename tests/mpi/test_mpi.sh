@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# The tool over MPI ranks (mpirun --oversubscribe on this host's backend): every distributed
+# command's outputs on 1, 2, 3 and 4 ranks are the single process's, byte for byte (the TIFF files
+# and the statistics CSVs); --json (printed once, by rank 0) reports the ranks and each rank's
+# share; a corrupt tile read by one rank ends every rank with the same error (exit 3), one line printed, and
+# leaves nothing under the output's name; a command that runs on one process is refused on several.
+set -u
+gigaseg=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+# Ranks on a 2-core machine: more ranks than cores, one host thread each; as root where CI runs;
+# every rank runs to its end when one fails, so that each rank's exit code is seen.
+mpirun=(mpirun --oversubscribe --allow-run-as-root --mca btl self,vader --mca orte_abort_on_non_zero_status 0
+  -x OMP_NUM_THREADS=1)
+
+check() {
+  local name=$1
+  shift
+  if "$@"; then passes=$((passes + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
+}
+# run NAME CODE RANKS ARGS...: gigaseg on RANKS ranks (0: without mpirun), checks the exit code.
+run() {
+  local name=$1 code=$2 ranks=$3
+  shift 3
+  if [ "$ranks" -eq 0 ]; then
+    "$gigaseg" --threads 1 "$@" >"$work/out" 2>"$work/err"
+  else
+    # Each rank's exit code goes to $work/codes (mpirun itself reports only the first one).
+    rm -f "$work/codes"
+    "${mpirun[@]}" -n "$ranks" bash -c '"$@"; code=$?; echo "$code" >>"'"$work"'/codes"; exit $code' rank \
+      "$gigaseg" --threads 1 "$@" >"$work/out" 2>"$work/err"
+    if [ "$(sort -u "$work/codes" | tr '\n' ' ')" != "$code " ] || [ "$(wc -l <"$work/codes")" -ne "$ranks" ]; then
+      echo "FAIL $name: the ranks' exit codes are $(tr '\n' ' ' <"$work/codes"), expected $code on all $ranks"
+      failures=$((failures + 1))
+      return 1
+    fi
+    # mpirun adds its own notice of a failed job; the tool's lines are those it starts.
+    grep '^gigaseg: ' "$work/err" >"$work/err.tool"
+    mv "$work/err.tool" "$work/err"
+  fi
+  local got=$?
+  [ "$ranks" -eq 0 ] || got=$(head -1 "$work/codes")
+  if [ "$got" -ne "$code" ]; then
+    echo "FAIL $name: exit $got, expected $code (ranks $ranks: gigaseg $*)"
+    head -5 "$work/err"
+    failures=$((failures + 1))
+    return 1
+  fi
+  passes=$((passes + 1))
+}
+
+# Inputs: the synthetic tissue (1000 x 1000, not a multiple of the tiles) as a tiled TIFF, and a
+# mask of random dots whose components cross every tile edge and corner.
+"$gigaseg" demo --size 1000 --out "$work/demo" >/dev/null || { echo "FAIL demo"; exit 1; }
+"$gigaseg" convert "$work/demo/tissue.png" "$work/tissue.tif" --tiff-tile 64 >/dev/null || exit 1
+python3 -c "
+import random, sys; w, h = 700, 500; r = random.Random(5)
+open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + bytes(255 if r.random() < 0.45 else 0 for _ in range(w * h)))" "$work/dots.pgm"
+"$gigaseg" convert "$work/dots.pgm" "$work/dots.tif" --tiff-tile 32 >/dev/null || exit 1
+
+# name|arguments (OUT and CSV stand for the outputs)
+cases=(
+  "label8|label $work/dots.tif OUT --connectivity 8 --tile 64x48 --stats CSV"
+  "label4|label $work/dots.tif OUT --connectivity 4 --tile 96x64"
+  "nuclei|segment $work/tissue.tif OUT --pipeline nuclei --tile 128x96 --stats CSV"
+  "nuclei-zstd|--compression zstd segment $work/tissue.tif OUT --pipeline nuclei --tile 256x256"
+  "otsu|threshold $work/tissue.tif OUT --method otsu --tile 64x64"
+  "median|median $work/tissue.tif OUT --size 5 --tile 112x80"
+  "gaussian|gaussian $work/tissue.tif OUT --sigma 2 --tile 64x64"
+  "sobel|--compression none sobel $work/tissue.tif OUT --tile 96x96"
+)
+for entry in "${cases[@]}"; do
+  name=${entry%%|*}
+  args=${entry#*|}
+  one=${args//OUT/$work/$name-1p.tif}
+  one=${one//CSV/$work/$name-1p.csv}
+  run "$name-one-process" 0 0 $one || continue
+  for ranks in 1 2 3 4; do
+    many=${args//OUT/$work/$name-${ranks}r.tif}
+    many=${many//CSV/$work/$name-${ranks}r.csv}
+    run "$name-$ranks-ranks" 0 "$ranks" --json $many || continue
+    check "$name-$ranks-ranks-same-file" cmp -s "$work/$name-1p.tif" "$work/$name-${ranks}r.tif"
+    if [[ $args == *CSV* ]]; then
+      check "$name-$ranks-ranks-same-csv" cmp -s "$work/$name-1p.csv" "$work/$name-${ranks}r.csv"
+    fi
+    check "$name-$ranks-ranks-one-report" python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))  # one JSON object: rank 0 alone printed
+t = d['tiled']
+n = int(sys.argv[2])
+if n > 1:
+    assert t['ranks'] == n and len(t['rank_shares']) == n, t
+    assert [s['rank'] for s in t['rank_shares']] == list(range(n))
+    assert sum(s['tiles'] for s in t['rank_shares']) == t['tiles']
+    assert sum(s['pixels'] for s in t['rank_shares']) == d.get('width', 0) * d.get('height', 0) or 'width' not in d
+else:
+    assert 'ranks' not in t
+" "$work/out" "$ranks"
+  done
+done
+
+# The histogram: the same counts on any number of ranks.
+run histogram-one-process 0 0 histogram "$work/tissue.tif" --tile 64x64 && cp "$work/out" "$work/hist-1p.csv"
+for ranks in 2 3; do
+  run "histogram-$ranks-ranks" 0 "$ranks" histogram "$work/tissue.tif" --tile 64x64
+  check "histogram-$ranks-ranks-same" cmp -s "$work/hist-1p.csv" "$work/out"
+done
+
+# A corrupt tile (the one at 64,64 of the dots TIFF, in classic TIFF's tile offsets) is read by
+# one rank: every rank stops with the same error, exit 3, one line, nothing under the output.
+python3 -c "
+import sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+ifd = int.from_bytes(data[4:8], 'little'); count = int.from_bytes(data[ifd:ifd + 2], 'little')
+for k in range(count):
+    e = ifd + 2 + 12 * k
+    if int.from_bytes(data[e:e + 2], 'little') == 324:
+        table = int.from_bytes(data[e + 8:e + 12], 'little')
+        index = 2 * 22 + 2  # tile row 2, column 2 of 22 across (32 x 32 tiles)
+        at = int.from_bytes(data[table + 4 * index:table + 4 * index + 4], 'little')
+        data[at + 2:at + 200] = b'\xff' * 198
+open(sys.argv[2], 'wb').write(data)" "$work/dots.tif" "$work/dots-bad.tif"
+for command in "label" "segment --pipeline nuclei"; do
+  name=corrupt-tile-${command%% *}
+  run "$name" 3 3 $command "$work/dots-bad.tif" "$work/bad-out.tif" --tile 64x64
+  check "$name-one-line" test "$(wc -l <"$work/err")" -eq 1
+  check "$name-names-file-and-tile" grep -q "dots-bad.tif.*tile at 64,64" "$work/err"
+  check "$name-nothing-left" test ! -e "$work/bad-out.tif"
+  check "$name-no-scratch-left" bash -c "! ls -A '$work' | grep -q gigaseg-scratch"
+done
+
+# Commands that run on one process refuse several ranks, each rank with the same usage error.
+run cells-on-ranks 2 2 segment "$work/tissue.tif" "$work/c.tif" --pipeline cells
+check cells-on-ranks-names-option grep -q -- "--pipeline" "$work/err"
+check cells-on-ranks-one-line test "$(wc -l <"$work/err")" -eq 1
+run edt-on-ranks 2 2 edt "$work/dots.tif" "$work/e.tif"
+check edt-on-ranks-one-line test "$(wc -l <"$work/err")" -eq 1
+
+echo "mpi: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]
