@@ -4,6 +4,7 @@
 
 #include <hwloc.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -62,6 +63,59 @@ HostTopology query_topology(std::vector<std::string> const& gpu_pci_bus_ids) {
   info.numa_nodes = count(raw, HWLOC_OBJ_NUMANODE);
   for (auto const& bus_id : gpu_pci_bus_ids) info.gpus.push_back(locate(raw, bus_id));
   return info;
+}
+
+namespace {
+
+// `set` in hwloc list syntax, and its cores.
+Placement describe(hwloc_topology_t topology, hwloc_const_cpuset_t set) {
+  Placement placement;
+  char* text = nullptr;
+  if (hwloc_bitmap_list_asprintf(&text, set) >= 0 && text != nullptr) {
+    placement.cpus = text;
+    std::free(text);
+  }
+  placement.cores = std::max(1, hwloc_get_nbobjs_inside_cpuset_by_type(topology, set, HWLOC_OBJ_CORE));
+  return placement;
+}
+
+struct BitmapDeleter {
+  void operator()(hwloc_bitmap_s* set) const { hwloc_bitmap_free(set); }
+};
+using Bitmap = std::unique_ptr<hwloc_bitmap_s, BitmapDeleter>;
+
+}  // namespace
+
+Placement bind_to_share(std::string const& near_cpus, int index, int sharing) {
+  GIGASEG_REQUIRE(sharing >= 1 && index >= 0 && index < sharing, ErrorKind::usage, "bind_to_share",
+                  "index must be 0 .. sharing - 1");
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) GIGASEG_THROW(ErrorKind::internal, "hwloc", "hwloc_topology_init failed");
+  TopologyHandle topology(raw);
+  if (hwloc_topology_load(raw) != 0) GIGASEG_THROW(ErrorKind::internal, "hwloc", "hwloc_topology_load failed");
+  hwloc_const_cpuset_t const allowed = hwloc_topology_get_allowed_cpuset(raw);
+  Bitmap current(hwloc_bitmap_alloc());
+  if (hwloc_get_cpubind(raw, current.get(), HWLOC_CPUBIND_PROCESS) != 0) hwloc_bitmap_copy(current.get(), allowed);
+  if (!hwloc_bitmap_isincluded(allowed, current.get())) return describe(raw, current.get());  // the launcher's
+  // The cores of the near set (or of the host), and this process's run of them.
+  Bitmap near_set(hwloc_bitmap_alloc());
+  if (near_cpus.empty() || hwloc_bitmap_list_sscanf(near_set.get(), near_cpus.c_str()) != 0)
+    hwloc_bitmap_copy(near_set.get(), allowed);
+  hwloc_bitmap_and(near_set.get(), near_set.get(), allowed);
+  int const cores = hwloc_get_nbobjs_inside_cpuset_by_type(raw, near_set.get(), HWLOC_OBJ_CORE);
+  if (cores <= 0) return describe(raw, current.get());
+  int const first = int(long(index) * cores / sharing);
+  int const last = std::max(first + 1, int(long(index + 1) * cores / sharing));
+  Bitmap share(hwloc_bitmap_alloc());
+  for (int c = first; c < last && c < cores; ++c)
+    hwloc_bitmap_or(share.get(), share.get(),
+                    hwloc_get_obj_inside_cpuset_by_type(raw, near_set.get(), HWLOC_OBJ_CORE, unsigned(c))->cpuset);
+  hwloc_bitmap_and(share.get(), share.get(), allowed);
+  if (hwloc_bitmap_iszero(share.get()) || hwloc_set_cpubind(raw, share.get(), HWLOC_CPUBIND_PROCESS) != 0)
+    return describe(raw, current.get());
+  Placement placement = describe(raw, share.get());
+  placement.bound_here = true;
+  return placement;
 }
 
 }  // namespace gigaseg

@@ -20,26 +20,32 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// Hands out the items in order, with their decoding started up to `ahead` items in advance on
-// host threads (ahead 0: decoded on the caller's thread when it asks for the pixels). A decoded
-// image the GPU will take is copied into pinned memory on the same thread (PinnedStaging).
+// Hands out the items as `claim` gives them (in order, or as a group's ranks take them), with
+// their decoding started up to `ahead` items in advance on host threads. A decoded image the GPU
+// will take is copied into pinned memory on the same thread (PinnedStaging).
 class DecodeQueue {
  public:
   struct Job {
     std::size_t index;
     std::future<InputImage> image;
   };
-  DecodeQueue(std::size_t count, std::size_t ahead, BatchIO const& io, ExecutionContext const& context,
-              PinnedStaging const& staging)
-      : decoding_(count), ahead_(ahead), io_(io), context_(context), staging_(staging) {}
+  DecodeQueue(std::function<std::optional<std::size_t>()> claim, std::size_t ahead, BatchIO const& io,
+              ExecutionContext const& context, PinnedStaging const& staging)
+      : claim_(std::move(claim)), ahead_(ahead), io_(io), context_(context), staging_(staging) {}
   // Called from one thread.
   std::optional<Job> next() {
-    if (position_ == decoding_.size()) return std::nullopt;
-    std::size_t const p = position_++;
-    for (; launched_ < std::min(decoding_.size(), p + 1 + ahead_); ++launched_)
-      decoding_[launched_] = std::async(std::launch::async, &DecodeQueue::decode, this, launched_);
-    if (!decoding_[p].valid()) decoding_[p] = std::async(std::launch::deferred, &DecodeQueue::decode, this, p);
-    return Job{p, std::move(decoding_[p])};
+    while (!exhausted_ && pending_.size() < ahead_ + 1) {
+      std::optional<std::size_t> const index = claim_();
+      if (!index) {
+        exhausted_ = true;
+        break;
+      }
+      pending_.push_back(Job{*index, std::async(std::launch::async, &DecodeQueue::decode, this, *index)});
+    }
+    if (pending_.empty()) return std::nullopt;
+    Job job = std::move(pending_.front());
+    pending_.pop_front();
+    return job;
   }
   double decode_ms() const { return decode_ms_.load(); }
 
@@ -52,12 +58,13 @@ class DecodeQueue {
     }
     return image;
   }
-  std::vector<std::future<InputImage>> decoding_;
+  std::function<std::optional<std::size_t>()> claim_;
   std::size_t const ahead_;
   BatchIO const& io_;
   ExecutionContext const& context_;
   PinnedStaging const& staging_;
-  std::size_t position_ = 0, launched_ = 0;
+  std::deque<Job> pending_;
+  bool exhausted_ = false;
   std::atomic<double> decode_ms_{0};
 };
 
@@ -93,7 +100,6 @@ BatchReport run_batch(ExecutionContext const& context, PipelineParams const& par
                   "must be 0 (automatic) to 256, not " + std::to_string(options.writers));
   GIGASEG_REQUIRE(io.read && io.write, ErrorKind::usage, "BatchIO", "needs both read and write");
   BatchReport report;
-  report.items = names.size();
   // One lane when the work stays on the host or everything is sequential.
   bool const device_possible = backend_available(Backend::cuda) &&
                                (context.requested() == Backend::automatic || context.requested() == Backend::cuda);
@@ -108,7 +114,17 @@ BatchReport run_batch(ExecutionContext const& context, PipelineParams const& par
   report.writers = max_writes;
 
   PinnedStaging staging;
-  DecodeQueue queue(names.size(), ahead, io, context, staging);
+  // The items: in order, or as the group's ranks ask for them.
+  std::unique_ptr<WorkCounter> counter =
+      detail::group_size(options.group) > 1 ? options.group->work_counter(names.size()) : nullptr;
+  std::size_t in_order = 0;
+  auto claim = [&]() -> std::optional<std::size_t> {
+    std::size_t const index = counter ? counter->next() : in_order++;
+    if (index >= names.size()) return std::nullopt;
+    ++report.items;
+    return index;
+  };
+  DecodeQueue queue(claim, ahead, io, context, staging);
   std::vector<std::unique_ptr<DeviceLane>> lane_objects;
   for (std::size_t l = 0; l < lanes; ++l) lane_objects.push_back(std::make_unique<DeviceLane>(staging));
   std::mutex write_mutex;  // guards report.write_ms, summed by the writer threads

@@ -20,6 +20,7 @@
 //   gigaseg::BatchReport report = gigaseg::run_batch(context, gigaseg::CellsParams{}, files, io);
 #include "gigaseg/core/context.hpp"
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/engine/process_group.hpp"
 #include "gigaseg/engine/segment.hpp"
 
 #include <cstddef>
@@ -42,6 +43,11 @@ struct BatchOptions {
   // Read, segment and write one item after another on the calling thread: no overlap at all
   // (the baseline the overlap is measured against).
   bool sequential = false;
+  // The ranks sharing the batch (engine/process_group.hpp), each calling run_batch with the same
+  // items; null: this process alone. The items are handed out as the ranks ask for them (a rank
+  // that finishes one takes the next not yet taken; each rank asks for its readers' worth ahead),
+  // each to one rank, whose io.read, io.write and io.done see it.
+  ProcessGroup const* group = nullptr;
 };
 
 // One item's outcome, reported when its outputs are written or it failed.
@@ -66,8 +72,8 @@ struct BatchIO {
 };
 
 struct BatchReport {
-  std::size_t items = 0, ok = 0, failed = 0;
-  double seconds = 0;  // wall time of the whole batch
+  std::size_t items = 0, ok = 0, failed = 0;  // this rank's, on a group
+  double seconds = 0;                         // wall time of the whole batch
   std::size_t lanes = 0, readers = 0, writers = 0;
   std::size_t staged_ahead = 0;  // uploads started while the previous image was segmented
   // Work summed over the items (on overlapping threads unless sequential): decoding, segmentation

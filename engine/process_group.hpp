@@ -23,6 +23,16 @@
 
 namespace gigaseg {
 
+// Hands out the numbers 0 .. limit-1, each once over all the ranks of a group, first come first
+// served: work given to whichever rank asks next (ProcessGroup::work_counter).
+class WorkCounter {
+ public:
+  virtual ~WorkCounter() = default;
+  // The next number not taken yet by any rank, or `limit` when all are taken. From the thread
+  // that made the counter.
+  virtual std::size_t next() = 0;
+};
+
 // A fixed set of processes, ranks 0..size-1, that call the collective operations in the same order.
 class ProcessGroup {
  public:
@@ -36,6 +46,9 @@ class ProcessGroup {
   // Point to point, from the calling thread: bytes sent to rank `to`, and those rank `from` sent.
   virtual void send(int to, std::vector<unsigned char> const& bytes) const = 0;
   virtual std::vector<unsigned char> receive(int from) const = 0;
+  // Collective: a counter of 0 .. limit-1 shared by the ranks. Its destruction is collective too:
+  // it ends once every rank is done with it.
+  virtual std::unique_ptr<WorkCounter> work_counter(std::size_t limit) const = 0;
 };
 
 namespace detail {

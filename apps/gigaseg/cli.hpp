@@ -33,6 +33,8 @@ struct Session {
   nlohmann::json report;  // printed with --json; commands add their results
   std::map<std::string, double> timings_ms;
   ProcessGroup const* group = nullptr;  // the ranks sharing the run (apps/gigaseg/ranks.hpp); null: alone
+  std::string bound_cpus;               // the cores this rank is bound to (hwloc list), when ranks share a node
+  int device = -1;                      // the GPU ordinal this process uses (-1: no GPU)
   bool first_rank() const noexcept { return group == nullptr || group->rank() == 0; }
 };
 

@@ -155,14 +155,27 @@ std::map<std::string, Row> read_summary(std::string const& path) {
 }
 
 // Progress on stderr: a bar redrawn in place on a terminal, plain lines otherwise.
+// Under ranks (rank >= 0), each rank prints a plain line per image it segmented, "rank R: ...".
 class Progress {
  public:
-  Progress(std::size_t total, bool quiet) : total_(total), quiet_(quiet), terminal_(isatty(fileno(stderr)) != 0) {}
+  Progress(std::size_t total, bool quiet, int rank)
+      : total_(total), quiet_(quiet), terminal_(rank < 0 && isatty(fileno(stderr)) != 0), rank_(rank) {}
   void done(std::string const& file, Row const& row, bool skipped) {
     std::lock_guard<std::mutex> lock(mutex_);
     ++finished_;
     if (!skipped) ++processed_;
-    if (quiet_) return;
+    if (quiet_ || (rank_ > 0 && skipped)) return;
+    if (rank_ >= 0) {
+      if (skipped)
+        std::fprintf(stderr, "rank 0: %s: ok (resumed)\n", file.c_str());
+      else if (row.status == "ok")
+        std::fprintf(stderr, "rank %d: %s: ok, %lld components, %.2f s\n", rank_, file.c_str(),
+                     (long long)row.components, row.seconds);
+      else
+        std::fprintf(stderr, "rank %d: %s: %s\n", rank_, file.c_str(), row.status.c_str());
+      std::fflush(stderr);
+      return;
+    }
     double const elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     double const rate = processed_ > 0 && elapsed > 0 ? double(processed_) / elapsed : 0;
     double const left = rate > 0 ? double(total_ - finished_) / rate : 0;
@@ -189,6 +202,7 @@ class Progress {
   std::mutex mutex_;
   std::size_t total_, finished_ = 0, processed_ = 0;
   bool quiet_, terminal_;
+  int rank_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
@@ -233,7 +247,11 @@ Command make_batch_command(CLI::App& parent) {
     fs::create_directories(a.output, error);
     GIGASEG_REQUIRE(fs::is_directory(a.output), ErrorKind::input, a.output,
                     "cannot create the output folder" + (error ? ": " + error.message() : std::string()));
-    remove_stale_temporaries(a.output);  // left by a batch that was killed, also when --resume has nothing to do
+    // Left by a batch that was killed, also when --resume has nothing to do; under ranks by rank 0,
+    // before any rank writes.
+    detail::collectively(session.group, [&] {
+      if (session.first_rank()) remove_stale_temporaries(a.output);
+    });
     // Output names, checked for clashes before any work.
     std::vector<std::string> stems;
     std::map<std::string, std::string> owner;
@@ -292,7 +310,9 @@ Command make_batch_command(CLI::App& parent) {
       }
     }
 
-    Progress progress(files.size(), session.options.quiet || session.options.json);
+    ProcessGroup const* const group = session.group;
+    Progress progress(files.size(), session.options.quiet || session.options.json,
+                      group != nullptr ? group->rank() : -1);
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < files.size(); ++i) {
       if (skipped[i])
@@ -313,13 +333,15 @@ Command make_batch_command(CLI::App& parent) {
                     "an overlay is not written tile by tile (--tile)");
     if (!a.memory_limit.empty()) (void)parse_bytes(a.memory_limit);
     double const bytes_per_pixel = a.pipeline.pipeline == "cells" ? cells_bytes_per_pixel : in_memory_bytes_per_pixel;
+    // Each image runs on one rank: tiled only when it does not fit (not because ranks share the run).
+    Session alone{session.options, session.context, {}, {}, nullptr, session.bound_cpus, session.device};
     std::vector<std::pair<std::size_t, Tiling>> tiled;
     if (can_tile) {
       std::vector<std::size_t> in_memory;
       for (std::size_t i : todo) {
         Tiling tiling;
         try {
-          tiling = choose_tiling(session, files[i], a.tile, a.memory_limit, outputs_of(i)[0], bytes_per_pixel);
+          tiling = choose_tiling(alone, files[i], a.tile, a.memory_limit, outputs_of(i)[0], bytes_per_pixel);
         } catch (Error const&) {
           tiling = Tiling{};
         }
@@ -339,6 +361,8 @@ Command make_batch_command(CLI::App& parent) {
     options.readers = a.readers;
     options.writers = a.writers;
     options.sequential = a.sequential;
+    options.group = group;                        // the images go to the ranks as they ask
+    std::vector<bool> mine(files.size(), false);  // the images this rank segmented
     BatchIO io;
     io.read = [&](std::size_t t) { return read_image(todo_files[t]); };
     io.write = [&](std::size_t t, Segmentation const& result, AnyHostImage const& input) {
@@ -366,21 +390,28 @@ Command make_batch_command(CLI::App& parent) {
       }
       rows[i].components = item.components;
       rows[i].seconds = item.seconds;
+      mine[i] = true;
       progress.done(files[i], rows[i], false);
     };
     BatchReport const done = run_batch(session.context, pipeline_params(a.pipeline), todo_files, io, options);
     double total_seconds = done.seconds;
     // The images tile by tile: labels and statistics as in memory, written atomically; no overlay.
+    // Under ranks each goes whole to the rank that asks for it.
     PipelineParams const params = pipeline_params(a.pipeline);
-    for (auto& [i, tiling] : tiled) {
+    std::unique_ptr<WorkCounter> const tiled_counter = group != nullptr ? group->work_counter(tiled.size()) : nullptr;
+    std::size_t in_order = 0;
+    auto next_tiled = [&] { return tiled_counter ? tiled_counter->next() : in_order++; };
+    for (std::size_t k = next_tiled(); k < tiled.size(); k = next_tiled()) {
+      auto& [i, tiling] = tiled[k];
+      mine[i] = true;
       auto const start = std::chrono::steady_clock::now();
       auto const paths = outputs_of(i);
       std::size_t committed = 0;
       try {
         GIGASEG_REQUIRE(!a.overlay, ErrorKind::usage, "--overlay",
                         "an overlay is not written for an image taken tile by tile");
-        TiledOptions options = tiled_options(tiling, session);
-        options.progress = nullptr;  // the batch's own progress goes by images
+        TiledOptions options = tiled_options(tiling, alone);  // one rank's image
+        options.progress = nullptr;                           // the batch's own progress goes by images
         std::vector<RegionStats> regions;
         if (a.pipeline.pipeline == "nuclei") {
           TiledNucleiResult result = segment_nuclei_tiled(session.context, tiling.engine_input(session), paths[0],
@@ -407,6 +438,37 @@ Command make_batch_command(CLI::App& parent) {
       progress.done(files[i], rows[i], false);
       tiling = Tiling{};  // a PNG's or PGM's tiled scratch copy goes now, not at the end of the batch
     }
+    // Under ranks, every rank learns every image's row (and so the same counts and exit code).
+    nlohmann::json shares = nlohmann::json::array();
+    if (group != nullptr) {
+      std::vector<unsigned char> bytes;
+      std::vector<std::uint64_t> done_here;
+      for (std::size_t i = 0; i < files.size(); ++i)
+        if (mine[i]) done_here.push_back(i);
+      detail::append_bytes(bytes, done_here);
+      for (std::uint64_t i : done_here) {
+        detail::append_bytes(bytes, &rows[i].components, 1);
+        detail::append_bytes(bytes, &rows[i].seconds, 1);
+        detail::append_bytes(bytes, std::vector<char>(rows[i].status.begin(), rows[i].status.end()));
+      }
+      double const wall = total_seconds;
+      detail::append_bytes(bytes, &wall, 1);
+      std::vector<std::vector<unsigned char>> const all = group->all_gather(bytes);
+      total_seconds = 0;
+      for (int rank = 0; rank < group->size(); ++rank) {
+        detail::ByteReader in(all[std::size_t(rank)]);
+        std::vector<std::uint64_t> const theirs = in.values<std::uint64_t>();
+        for (std::uint64_t i : theirs) {
+          rows[i].components = in.value<index_t>();
+          rows[i].seconds = in.value<double>();
+          std::vector<char> const status = in.values<char>();
+          rows[i].status.assign(status.begin(), status.end());
+        }
+        double const seconds = in.value<double>();
+        total_seconds = std::max(total_seconds, seconds);  // the ranks ran side by side
+        shares.push_back({{"rank", rank}, {"images", theirs.size()}, {"seconds", seconds}});
+      }
+    }
     std::size_t ok = 0, failed = 0;
 
     std::string csv = "file,status,components,seconds\n";
@@ -418,7 +480,9 @@ Command make_batch_command(CLI::App& parent) {
       std::snprintf(numbers, sizeof numbers, ",%lld,%.3f\n", (long long)rows[i].components, rows[i].seconds);
       csv += csv_field(files[i]) + "," + csv_field(rows[i].status) + numbers;
     }
-    write_text_file(summary_path, csv);
+    detail::collectively(group, [&] {
+      if (session.first_rank()) write_text_file(summary_path, csv);
+    });
     auto& r = session.report;
     r["command"] = "batch";
     r["pipeline"] = a.pipeline.pipeline;
@@ -432,7 +496,11 @@ Command make_batch_command(CLI::App& parent) {
       if (rows[i].status != "ok") r["failures"].push_back({{"file", files[i]}, {"error", rows[i].status.substr(7)}});
     r["seconds"] = total_seconds;
     r["tiled_images"] = tiled.size();  // taken tile by tile (--tile, or past --memory-limit)
-    std::size_t const processed = done.items + tiled.size();
+    std::size_t const processed = files.size() - resumed;
+    if (group != nullptr) {
+      r["ranks"] = group->size();
+      r["rank_shares"] = shares;  // each rank's images and wall seconds
+    }
     r["images_per_second"] = total_seconds > 0 ? double(processed) / total_seconds : 0.0;
     r["sequential"] = a.sequential;
     r["streams"] = done.lanes;

@@ -2,6 +2,8 @@
 #include "apps/gigaseg/cli.hpp"
 #include "gigaseg/core/topology.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <iostream>
 
@@ -56,6 +58,24 @@ Command make_info_command(CLI::App& parent) {
                  {"cores", topology.cores},
                  {"processing_units", topology.processing_units},
                  {"numa_nodes", topology.numa_nodes}};
+    // Under ranks: where each one runs (its host, GPU and cores), gathered for rank 0 to print.
+    if (session.group != nullptr) {
+      char host[256] = {};
+      ::gethostname(host, sizeof host - 1);
+      int const device = session.device;
+      std::string bus = "";
+      for (auto const& d : devices)
+        if (d.ordinal == device) bus = d.pci_bus_id;
+      nlohmann::json const mine = {{"rank", session.group->rank()},
+                                   {"host", host},
+                                   {"gpu", device},
+                                   {"gpu_pci_bus_id", bus},
+                                   {"cpus", session.bound_cpus},
+                                   {"host_threads", build.host_threads}};
+      std::string const text = mine.dump();
+      for (auto const& bytes : session.group->all_gather({text.begin(), text.end()}))
+        r["ranks"].push_back(nlohmann::json::parse(bytes.begin(), bytes.end()));
+    }
     if (session.options.json || session.options.quiet) return;
 
     std::cout << "gigaseg " << build.gigaseg_version << "\n"
@@ -86,6 +106,14 @@ Command make_info_command(CLI::App& parent) {
     std::cout << "host (hwloc API " << topology.hwloc_version << "): " << topology.packages << " package(s), "
               << topology.cores << " cores, " << topology.processing_units << " hardware threads, "
               << topology.numa_nodes << " NUMA node(s)\n";
+    if (r.contains("ranks"))
+      for (auto const& rank : r["ranks"])
+        std::cout << "rank " << rank["rank"].get<int>() << " on " << rank["host"].get<std::string>() << ": "
+                  << (rank["gpu"].get<int>() < 0 ? std::string("no GPU")
+                                                 : "GPU " + std::to_string(rank["gpu"].get<int>()) + " (PCI " +
+                                                       rank["gpu_pci_bus_id"].get<std::string>() + ")")
+                  << ", cores " << rank["cpus"].get<std::string>() << ", " << rank["host_threads"].get<int>()
+                  << " host threads\n";
   };
   return command;
 }

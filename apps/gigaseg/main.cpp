@@ -8,6 +8,7 @@
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/topology.hpp"
 #include "gigaseg/gigaseg_config.hpp"
 
 #include <signal.h>
@@ -18,7 +19,6 @@
 #include <cstring>
 #include <algorithm>
 #include <iostream>
-#include <thread>
 
 namespace gigaseg::cli {
 
@@ -66,8 +66,8 @@ int fail(std::string const& message, int code) {
 
 // The commands that split their work over ranks (tile by tile); the others run on one process.
 bool distributed_command(std::string const& name) {
-  for (char const* c :
-       {"info", "histogram", "threshold", "median", "gaussian", "sobel", "morph", "convolve", "label", "segment"})
+  for (char const* c : {"info", "histogram", "threshold", "median", "gaussian", "sobel", "morph", "convolve", "label",
+                        "segment", "batch"})
     if (name == c) return true;
   return false;
 }
@@ -141,20 +141,40 @@ int main(int argc, char** argv) {
     if (command.app->parsed()) input = cli::input_of(*command.app);
   try {
     for (auto const& command : commands)
-      GIGASEG_REQUIRE(!command.app->parsed() || ranks.size() == 1 || distributed_command(command.name),
-                      ErrorKind::usage, command.name,
-                      "runs on one process, not on " + std::to_string(ranks.size()) +
-                          " ranks (distributed: histogram, threshold, the filters, label, segment --pipeline nuclei)");
+      GIGASEG_REQUIRE(
+          !command.app->parsed() || ranks.size() == 1 || distributed_command(command.name), ErrorKind::usage,
+          command.name,
+          "runs on one process, not on " + std::to_string(ranks.size()) +
+              " ranks (distributed: histogram, threshold, the filters, label, segment --pipeline nuclei, batch)");
     // Ranks sharing a node take its GPUs in turn, unless --device names one (a launcher that gives
     // each rank its own GPU, as Slurm's --gpus-per-task does, leaves each one visible GPU), and
-    // share its cores, unless --threads says.
+    // are bound to the cores near their GPU, shared evenly with the node's other ranks near the same
+    // cores (all the node's cores without GPUs), unless the launcher bound them; their host threads
+    // are those cores, unless --threads says.
     int device = options.device, threads = options.threads;
+    Placement placement;
     if (ranks.node_size() > 1) {
-      std::size_t const gpus = visible_devices().size();
-      if (device < 0 && gpus > 0) device = int(std::size_t(ranks.node_rank()) % gpus);
-      if (threads < 0) threads = std::max(1, int(std::thread::hardware_concurrency()) / ranks.node_size());
+      std::vector<DeviceInfo> const gpus = visible_devices();
+      if (device < 0 && !gpus.empty()) device = int(std::size_t(ranks.node_rank()) % gpus.size());
+      std::string near;
+      int index = ranks.node_rank(), sharing = ranks.node_size();
+      if (device >= 0 && std::size_t(device) < gpus.size()) {
+        std::vector<std::string> bus_ids;
+        for (auto const& gpu : gpus) bus_ids.push_back(gpu.pci_bus_id);
+        HostTopology const topology = query_topology(bus_ids);
+        near = topology.gpus[std::size_t(device)].near_cpus;
+        index = sharing = 0;
+        for (int r = 0; r < ranks.node_size(); ++r)
+          if (topology.gpus[std::size_t(r) % gpus.size()].near_cpus == near) {
+            index += r < ranks.node_rank() ? 1 : 0;
+            ++sharing;
+          }
+      }
+      placement = bind_to_share(near, index, std::max(1, sharing));
+      if (threads < 0) threads = placement.cores;
     }
     Runtime runtime(RuntimeOptions{threads, device, DevicePoolOptions{}});
+    if (ranks.size() > 1 && device < 0 && !visible_devices().empty()) device = 0;  // Kokkos's default
     // The writers encode on as many threads as the computation runs on.
     set_io_threads(threads > 0 ? threads : 0);
     WriteOptions write_options;
@@ -169,7 +189,7 @@ int main(int argc, char** argv) {
     int code = 0;
     {
       ExecutionContext context(context_options);
-      cli::Session session{options, context, nlohmann::json::object(), {}, ranks.group()};
+      cli::Session session{options, context, nlohmann::json::object(), {}, ranks.group(), placement.cpus, device};
       for (auto& command : commands) {
         if (!command.app->parsed()) continue;
         cli::check_file_roles(*command.app);

@@ -8,6 +8,7 @@ std::string option_for(std::string const& subject) {
   static std::map<std::string, std::string> const options = {
       {"LabelParams::connectivity", "--connectivity"},
       {"TiledOptions::tile_width", "--tile"},
+      {"TiledOptions::group", "mpirun/srun -n (the ranks)"},
       {"filter_tiled(halo)", "--size"},
       {"WatershedParams::connectivity", "--connectivity"},
       {"MarkerParams::connectivity", "--connectivity"},

@@ -3,9 +3,12 @@
 
 #include "gigaseg/core/error.hpp"
 
+#include <chrono>
 #include <climits>
 #include <cstdlib>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace gigaseg {
 namespace {
@@ -84,12 +87,87 @@ std::vector<unsigned char> MpiGroup::receive(int from) const {
   return bytes;
 }
 
+namespace {
+
+// work_counter's counter: kept by rank 0 (WorkCounter).
+class MpiWorkCounter final : public WorkCounter {
+ public:
+  MpiWorkCounter(MPI_Comm parent, std::size_t limit) : limit_(limit) {
+    check(MPI_Comm_dup(parent, &comm_), "MPI_Comm_dup");
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    served_ = level == MPI_THREAD_MULTIPLE;
+    turn_ = std::size_t(rank_);
+    if (served_ && rank_ == 0 && size_ > 1) server_ = std::thread([this] { serve(); });
+  }
+  ~MpiWorkCounter() override {
+    if (served_ && rank_ != 0) MPI_Send(nullptr, 0, MPI_BYTE, 0, done_tag, comm_);
+    if (server_.joinable()) server_.join();
+    MPI_Comm_free(&comm_);
+  }
+  std::size_t next() override {
+    if (!served_) {  // in turn: r, r + size, ...
+      std::size_t const value = turn_ < limit_ ? turn_ : limit_;
+      turn_ += std::size_t(size_);
+      return value;
+    }
+    if (rank_ == 0) return take();
+    std::uint64_t value = limit_;
+    check(MPI_Send(nullptr, 0, MPI_BYTE, 0, claim_tag, comm_), "MPI_Send");
+    check(MPI_Recv(&value, 1, MPI_UINT64_T, 0, reply_tag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+    return std::size_t(value);
+  }
+
+ private:
+  static constexpr int claim_tag = 1, reply_tag = 2, done_tag = 3;
+  std::size_t take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return next_ < limit_ ? next_++ : limit_;
+  }
+  // Rank 0's answers, until every other rank said it is done. Polls (a blocking receive would
+  // keep a core busy inside the MPI library while rank 0 computes).
+  void serve() {
+    for (int done = 0; done < size_ - 1;) {
+      int waiting = 0;
+      MPI_Status status;
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &waiting, &status);
+      if (!waiting) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        continue;
+      }
+      MPI_Recv(nullptr, 0, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, comm_, MPI_STATUS_IGNORE);
+      if (status.MPI_TAG == done_tag) {
+        ++done;
+        continue;
+      }
+      std::uint64_t const value = take();
+      MPI_Send(&value, 1, MPI_UINT64_T, status.MPI_SOURCE, reply_tag, comm_);
+    }
+  }
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+  std::size_t const limit_;
+  bool served_ = false;
+  std::size_t turn_ = 0;
+  std::mutex mutex_;
+  std::size_t next_ = 0;
+  std::thread server_;
+};
+
+}  // namespace
+
+std::unique_ptr<WorkCounter> MpiGroup::work_counter(std::size_t limit) const {
+  return std::make_unique<MpiWorkCounter>(comm_, limit);
+}
+
 MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized) return;
   int provided = 0;
-  check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  check(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
   owned_ = true;
 }
 

@@ -12,7 +12,7 @@ namespace gigaseg {
 
 // The ranks of `comm`. The group talks on its own duplicate of `comm`, so the library's messages
 // never meet the caller's. Its operations are called from one thread of each rank (the thread
-// that runs the tiled driver), so MPI_THREAD_FUNNELED is enough. Messages are limited to 2 GiB
+// that runs the driver), so MPI_THREAD_FUNNELED is enough for all but work_counter. Messages are limited to 2 GiB
 // each (MPI's int counts): an all_gather whose ranks' bytes add up to more is an Error(resource).
 class MpiGroup final : public ProcessGroup {
  public:
@@ -27,6 +27,10 @@ class MpiGroup final : public ProcessGroup {
   void sum(std::uint64_t* values, std::size_t count) const override;
   void send(int to, std::vector<unsigned char> const& bytes) const override;
   std::vector<unsigned char> receive(int from) const override;
+  // Rank 0 keeps the count and answers the others from a thread of its own, so that a rank asks
+  // while rank 0 computes: MPI_THREAD_MULTIPLE (MpiEnvironment asks for it). Where the MPI gives
+  // less, the numbers go round the ranks in turn (rank r takes r, r + size, ...) instead.
+  std::unique_ptr<WorkCounter> work_counter(std::size_t limit) const override;
   MPI_Comm comm() const noexcept { return comm_; }
   // This rank's place among the group's ranks on its node, and their number (the ranks that share
   // its memory: MPI_Comm_split_type): the node's GPUs and cores are shared by these.
@@ -38,7 +42,7 @@ class MpiGroup final : public ProcessGroup {
   int rank_ = 0, size_ = 1, node_rank_ = 0, node_size_ = 1;
 };
 
-// MPI initialised for a program (MPI_THREAD_FUNNELED) and finalised when this object goes; when
+// MPI initialised for a program (MPI_THREAD_MULTIPLE where the MPI has it) and finalised when this object goes; when
 // MPI was initialised already (by the caller), nothing is done either way.
 class MpiEnvironment {
  public:

@@ -92,5 +92,5 @@ for _ in $(seq 100); do
   sleep 0.2
 done
 echo "cluster.sh: the node did not come up; logs in $dir" >&2
-tail -5 "$dir/slurmctld.log" "$dir/slurmd.log" >&2 || true
+tail -n 5 "$dir/slurmctld.log" "$dir/slurmd.log" >&2 || true
 exit 1

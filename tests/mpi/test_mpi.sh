@@ -138,5 +138,62 @@ check cells-on-ranks-one-line test "$(wc -l <"$work/err")" -eq 1
 run edt-on-ranks 2 2 edt "$work/dots.tif" "$work/e.tif"
 check edt-on-ranks-one-line test "$(wc -l <"$work/err")" -eq 1
 
+# batch over ranks: the images handed out as the ranks ask; every image's labels and statistics
+# equal to one process's batch, one summary.csv (rank 0's) with every image's row.
+mkdir -p "$work/images"
+for seed in 1 2 3 4 5 6 7; do
+  "$gigaseg" demo --size 400 --seed "$seed" --out "$work/d$seed" >/dev/null && cp "$work/d$seed/tissue.png" "$work/images/t$seed.png"
+done
+summary_rows() { cut -d, -f1-3 "$1" | sort; }  # file, status, components (not the seconds)
+run batch-one-process 0 0 batch --pipeline nuclei --input "$work/images" --output "$work/b1" --stats
+for ranks in 2 3; do
+  run "batch-$ranks-ranks" 0 "$ranks" --json batch --pipeline nuclei --input "$work/images" --output "$work/b$ranks" \
+    --stats
+  check "batch-$ranks-ranks-same-summary" diff <(summary_rows "$work/b1/summary.csv") <(summary_rows "$work/b$ranks/summary.csv")
+  for seed in 1 2 3 4 5 6 7; do
+    check "batch-$ranks-ranks-t$seed" cmp -s "$work/b1/t$seed.tif" "$work/b$ranks/t$seed.tif"
+    check "batch-$ranks-ranks-t$seed-csv" cmp -s "$work/b1/t$seed.csv" "$work/b$ranks/t$seed.csv"
+  done
+  check "batch-$ranks-ranks-shares" python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['ranks'] == int(sys.argv[2]) and d['ok'] == 7, d
+assert sum(s['images'] for s in d['rank_shares']) == 7, d['rank_shares']" "$work/out" "$ranks"
+done
+# A corrupt image: its row says why, the others are done, and every rank exits 3 with one line.
+cp -r "$work/images" "$work/images-bad"
+head -c 3000 "$work/images/t4.png" >"$work/images-bad/t4.png"
+run batch-corrupt 3 3 batch --pipeline nuclei --input "$work/images-bad" --output "$work/bbad"
+check batch-corrupt-one-line test "$(wc -l <"$work/err")" -eq 1
+check batch-corrupt-row grep -q "t4.png,\"*error" "$work/bbad/summary.csv"
+check batch-corrupt-others-ok test "$(grep -c ',ok,' "$work/bbad/summary.csv")" -eq 6
+
+# A rank killed in the middle of a batch: the job fails, nothing half-written is left under an
+# output's name, and --resume completes the batch with the single process's outputs.
+mkdir -p "$work/many"
+for seed in 1 2 3 4; do "$gigaseg" demo --size 1200 --seed "$seed" --out "$work/big$seed" >/dev/null; done
+for k in $(seq 1 16); do cp "$work/big$(( (k - 1) % 4 + 1 ))/tissue.png" "$work/many/m$k.png"; done
+run many-one-process 0 0 batch --pipeline nuclei --input "$work/many" --output "$work/m1" --stats
+# (mpirun as users run it: a rank that dies ends the job.)
+mpirun --oversubscribe --allow-run-as-root --mca btl self,vader -n 3 "$gigaseg" --threads 1 batch --pipeline nuclei --input "$work/many" --output "$work/mk" --stats \
+  >/dev/null 2>"$work/err" &
+launcher=$!
+for _ in $(seq 300); do
+  [ "$(ls "$work/mk" 2>/dev/null | grep -c '^m.*\.tif$')" -ge 2 ] && break
+  sleep 0.05
+done
+victim=$(pgrep -f "^$gigaseg --threads 1 batch --pipeline nuclei --input $work/many" | tail -1)
+kill -9 "$victim" 2>/dev/null
+wait "$launcher"
+check killed-rank-fails-the-job test $? -ne 0
+check killed-rank-no-summary test ! -e "$work/mk/summary.csv"
+check killed-rank-left-work test "$(ls "$work/mk" | grep -c '^m.*\.tif$')" -lt 16
+run resume-after-kill 0 2 batch --pipeline nuclei --input "$work/many" --output "$work/mk" --stats --resume
+check resume-no-temporaries bash -c "! ls -A '$work/mk' | grep -q -v -E '^(m[0-9]+\.(tif|csv)|summary\.csv)$'"
+check resume-same-summary diff <(summary_rows "$work/m1/summary.csv") <(summary_rows "$work/mk/summary.csv")
+for k in $(seq 1 16); do
+  check "resume-m$k" cmp -s "$work/m1/m$k.tif" "$work/mk/m$k.tif"
+done
+
 echo "mpi: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]
