@@ -138,6 +138,11 @@ void SharedTileWriter::commit() {
   // whatever failed; rank 0 writes them and then commits.
   std::exception_ptr failed;
   index_t const tiles_across = writer_ ? writer_->tiles_across() : encoder_->tiles_across();
+  // How many tiles each rank computed (any share of the grid).
+  std::vector<unsigned char> mine;
+  std::uint64_t const count = spill_ ? spill_->entries.size() : 0;
+  append_bytes(mine, &count, 1);
+  std::vector<std::vector<unsigned char>> const counts = group_->all_gather(mine);
   if (group_->rank() != 0) {
     for (Spill::Entry const& entry : spill_->entries) {
       std::vector<unsigned char> message;
@@ -165,10 +170,9 @@ void SharedTileWriter::commit() {
     agree(group_, nullptr);  // rank 0's commit
     return;
   }
-  std::size_t const tiles = std::size_t(writer_->tiles_across() * writer_->tiles_down());
   for (int r = 1; r < group_->size(); ++r) {
-    std::size_t const count = owned_tiles(tiles, r, group_->size()).size();
-    for (std::size_t k = 0; k < count; ++k) {
+    std::uint64_t const theirs = ByteReader(counts[std::size_t(r)]).value<std::uint64_t>();
+    for (std::uint64_t k = 0; k < theirs; ++k) {
       std::vector<unsigned char> const message = group_->receive(r);
       if (failed) continue;
       try {

@@ -128,7 +128,8 @@ void collectively(ProcessGroup const* group, Work&& work) {
 }
 
 // A tiled output computed by the ranks of a group and written by rank 0 into one TIFF
-// (TiffTileWriter). Rank 0 writes its own tiles as they come; the other ranks encode theirs
+// (TiffTileWriter). Each rank writes the tiles it computed, any share of the grid, every tile by
+// one rank. Rank 0 writes its own as they come; the other ranks encode theirs
 // (TiffTileEncoder, on their writing threads) and keep the bytes in a scratch file of their own, so
 // that memory holds none of them; commit() sends them to rank 0, which writes them and commits
 // the file. Without a group (or with one rank) it is a TiffTileWriter. Nothing is left under

@@ -60,9 +60,9 @@ struct TiledOptions {
   // The processes that share the run (engine/process_group.hpp), each calling the same driver with
   // the same arguments; null: this process alone. Each rank computes its run of tiles, and rank 0
   // writes the output, equal byte for byte to one process's. filter_tiled, histogram_tiled,
-  // label_tiled and segment_nuclei_tiled are distributed; the other drivers take one process and
-  // refuse a group of more (Error(usage) naming TiledOptions::group). On a group, progress counts
-  // this rank's tiles.
+  // label_tiled, segment_nuclei_tiled and distance_tiled (its bands) are distributed; the other drivers take one
+  // process and refuse a group of more (Error(usage) naming TiledOptions::group). On a group, progress counts this
+  // rank's tiles.
   ProcessGroup const* group = nullptr;
 };
 
@@ -274,7 +274,9 @@ std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std:
 // so equal to the in-memory transform whatever the band height; a band's work takes about
 // distance_band_bytes_per_pixel bytes a pixel, and the carries 8 bytes per column and band.
 // Error(input) naming the file when the image has no zero pixel, or as label_tiled for a corrupt
-// block; nothing under `output` on any failure.
+// block; nothing under `output` on any failure. On a group of ranks (TiledOptions::group) each
+// takes a run of bands, and the bands' first and last zero rows (8 bytes a column and band) go to
+// every rank between the passes.
 TiledReport distance_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,
                            TiledOptions const& options = {});
 

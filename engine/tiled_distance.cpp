@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -59,7 +61,6 @@ index_t distance_band_rows(index_t width, std::size_t memory_bytes, int threads)
 
 TiledReport distance_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,
                            TiledOptions const& options) {
-  detail::require_one_process(options, "distance_tiled");
   detail::require_tile_sizes(options);
   ImageShape const shape = image_shape(input);
   GIGASEG_REQUIRE(shape.width <= (index_t(1) << 30) && shape.height <= (index_t(1) << 30), ErrorKind::input, input,
@@ -74,21 +75,25 @@ TiledReport distance_tiled(ExecutionContext const& context, std::string const& i
   TiledReport report;
   report.tiles = across * bands;
   report.passes = 2;
+  // This rank's bands (all of them without a group).
+  std::vector<std::size_t> const mine = detail::owned_tiles(std::size_t(bands), options.group);
+  index_t const per_pass = index_t(mine.size());
   auto note_band = [&](std::size_t bytes_read, std::size_t band_bytes, index_t done) {
     report.pixel_bytes_read += bytes_read;
     report.peak_tile_bytes = std::max(report.peak_tile_bytes, band_bytes);
-    if (options.progress) options.progress(done, 2 * bands);
+    if (options.progress) options.progress(done, 2 * per_pass);
   };
-  // The masks of every band, one bit a pixel, kept for the second pass when they fit the cache.
-  std::size_t const mask_bytes = std::size_t(packed_mask_width(width) * height) * sizeof(std::uint32_t);
+  // The masks of this rank's bands, one bit a pixel, kept for the second pass when they fit the cache.
+  std::size_t mask_bytes = 0;
+  for (std::size_t b : mine) mask_bytes += std::size_t(packed_mask_width(width) * band_of(b).height) * 4;
   bool const keep_masks = mask_bytes <= options.mask_cache_bytes;
   report.kept_mask_bytes = keep_masks ? mask_bytes : 0;
   std::vector<HostImage<std::uint32_t>> masks(keep_masks ? std::size_t(bands) : 0);
-  // Per band and column, the nearest zero pixel above the band (filled in the first pass, top
-  // down) and below it (the first zero row of each band, turned into that after the pass).
+  // Per band and column, the nearest zero pixel above the band and below it: after the first pass
+  // the band's own first and last zero row (-1: none), turned into those carries after it.
   std::vector<std::int32_t> above(std::size_t(bands * width)), below(std::size_t(bands * width));
   std::size_t const columns = static_cast<std::size_t>(width);
-  std::vector<std::int32_t> first(columns), last(columns), running(columns, -1);
+  std::vector<std::int32_t> running(columns, -1);
   int const threads = options.threads > 0 ? options.threads : io_threads();
   detail::DevicePeak const device_peak;
   // A band's pixels as 8-bit gray on the backend, from the file or from its kept mask.
@@ -101,34 +106,58 @@ TiledReport distance_tiled(ExecutionContext const& context, std::string const& i
   };
 
   // Pass 1: each band's mask and each column's first and last zero pixel in it.
-  detail::TileReader first_reader(input, shape, width, band_rows);
-  detail::pipeline_tiles(
-      std::size_t(bands),
-      [&](std::size_t b) {
-        return BandInput{first_reader.read(band_of(b)), {}};
-      },
-      [&](std::size_t b, BandInput&& in) {
-        Region const band = band_of(b);
-        std::size_t const read_bytes = std::size_t(band.width * band.height * bytes_per_pixel(pixel_type(in.pixels)));
-        HostImage<std::uint32_t> bits;
-        on_backend(context, band.width * band.height, OpFamily::distance, [&](auto const& space) {
-          using Memory = typename std::decay_t<decltype(space)>::memory_space;
-          ImageView<std::uint32_t, Memory> packed("gigaseg::tiled::mask_bits", packed_mask_width(width), band.height);
-          pack_mask(space, gray_band(space, in, band), packed);
-          bits = download(space, packed);
-          device_peak.sample(space, report.peak_device_bytes);
-        });
-        zero_extent(bits, width, band.y, first.data(), last.data());
-        std::int32_t* const band_above = above.data() + b * std::size_t(width);
-        std::copy(running.begin(), running.end(), band_above);
-        std::copy(first.begin(), first.end(), below.begin() + std::ptrdiff_t(b * std::size_t(width)));
-        for (index_t x = 0; x < width; ++x)
-          if (last[std::size_t(x)] >= 0) running[std::size_t(x)] = last[std::size_t(x)];
-        if (keep_masks) masks[b] = bits;
-        note_band(read_bytes, std::size_t(band.width * band.height) * (1 + 4), index_t(b) + 1);
-        return 0;
-      },
-      [](std::size_t, int) {}, detail::PipelineWorkers{first_reader.concurrent_reads(threads), 1, &report.seconds});
+  detail::collectively(options.group, [&] {
+    detail::TileReader first_reader(input, shape, width, band_rows);
+    detail::pipeline_tiles(
+        mine.size(),
+        [&](std::size_t i) {
+          return BandInput{first_reader.read(band_of(mine[i])), {}};
+        },
+        [&](std::size_t i, BandInput&& in) {
+          std::size_t const b = mine[i];
+          Region const band = band_of(b);
+          std::size_t const read_bytes = std::size_t(band.width * band.height * bytes_per_pixel(pixel_type(in.pixels)));
+          HostImage<std::uint32_t> bits;
+          on_backend(context, band.width * band.height, OpFamily::distance, [&](auto const& space) {
+            using Memory = typename std::decay_t<decltype(space)>::memory_space;
+            ImageView<std::uint32_t, Memory> packed("gigaseg::tiled::mask_bits", packed_mask_width(width), band.height);
+            pack_mask(space, gray_band(space, in, band), packed);
+            bits = download(space, packed);
+            device_peak.sample(space, report.peak_device_bytes);
+          });
+          zero_extent(bits, width, band.y, below.data() + b * columns, above.data() + b * columns);
+          if (keep_masks) masks[b] = bits;
+          note_band(read_bytes, std::size_t(band.width * band.height) * (1 + 4), index_t(i) + 1);
+          return 0;
+        },
+        [](std::size_t, int) {}, detail::PipelineWorkers{first_reader.concurrent_reads(threads), 1, &report.seconds});
+  });
+  // Every rank's bands' first and last zero rows, on every rank.
+  if (detail::group_size(options.group) > 1) {
+    std::vector<unsigned char> bytes;
+    for (std::size_t b : mine) {
+      detail::append_bytes(bytes, below.data() + b * columns, columns);
+      detail::append_bytes(bytes, above.data() + b * columns, columns);
+    }
+    std::vector<std::vector<unsigned char>> const all = options.group->all_gather(bytes);
+    for (int r = 0; r < options.group->size(); ++r) {
+      std::size_t at = 0;
+      for (std::size_t b : detail::owned_tiles(std::size_t(bands), r, options.group->size()))
+        for (auto* line : {below.data() + b * columns, above.data() + b * columns}) {
+          std::memcpy(line, all[std::size_t(r)].data() + at, columns * sizeof(std::int32_t));
+          at += columns * sizeof(std::int32_t);
+        }
+    }
+  }
+  // Each band's nearest zero above: the last zero of the nearest band above that has one.
+  for (index_t b = 0; b < bands; ++b) {
+    std::int32_t* const band_above = above.data() + std::size_t(b) * columns;
+    for (index_t x = 0; x < width; ++x) {
+      std::int32_t const last = band_above[x];
+      band_above[x] = running[std::size_t(x)];
+      if (last >= 0) running[std::size_t(x)] = last;
+    }
+  }
   bool any = false;
   for (std::int32_t const r : running) any = any || r >= 0;
   GIGASEG_REQUIRE(any, ErrorKind::input, input, "the image has no zero pixel, so no distance to one is defined");
@@ -142,50 +171,56 @@ TiledReport distance_tiled(ExecutionContext const& context, std::string const& i
   }
 
   // Pass 2: each band transformed with its carries, its tiles written.
-  TiffTileWriter writer(output, width, height, PixelType::f32, options.tile_width, band_rows, options.write);
-  detail::TileReader second_reader(input, shape, width, band_rows);
-  detail::pipeline_tiles(
-      std::size_t(bands),
-      [&](std::size_t b) {
-        return keep_masks ? BandInput{AnyHostImage(), masks[b]} : BandInput{second_reader.read(band_of(b)), {}};
-      },
-      [&](std::size_t b, BandInput&& in) {
-        Region const band = band_of(b);
-        std::size_t const read_bytes =
-            keep_masks ? 0 : std::size_t(band.width * band.height * bytes_per_pixel(pixel_type(in.pixels)));
-        if (keep_masks) masks[b] = HostImage<std::uint32_t>();  // `in` holds the last reference
-        HostImage<float> distances;
-        on_backend(context, band.width * band.height, OpFamily::distance, [&](auto const& space) {
-          using Memory = typename std::decay_t<decltype(space)>::memory_space;
-          using Carry = Kokkos::View<std::int32_t*, Memory>;
-          auto carry = [&](std::vector<std::int32_t> const& all, char const* name) {
-            Kokkos::View<std::int32_t const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> const host(
-                all.data() + b * std::size_t(width), std::size_t(width));
-            Carry on_space(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)), columns);
-            Kokkos::deep_copy(space, on_space, host);
-            return on_space;
-          };
-          DistanceBand<Memory> const carries{band.y, height, carry(above, "gigaseg::tiled::zero_above"),
-                                             carry(below, "gigaseg::tiled::zero_below")};
-          ImageView<float, Memory> out("gigaseg::tiled::distance", band.width, band.height);
-          distance_transform_band(space, gray_band(space, in, band), carries, out);
-          distances = download(space, out);
-          device_peak.sample(space, report.peak_device_bytes);
-        });
-        report.pixel_bytes_written += std::size_t(band.width * band.height) * sizeof(float);
-        note_band(read_bytes, std::size_t(band.width * band.height) * std::size_t(distance_band_bytes_per_pixel),
-                  bands + index_t(b) + 1);
-        return distances;
-      },
-      [&](std::size_t b, HostImage<float>&& distances) {
-        for (index_t c = 0; c < across; ++c) {
-          index_t const x = c * options.tile_width;
-          writer.write_tile(c, index_t(b),
-                            distances.roi(x, 0, std::min(options.tile_width, width - x), distances.height()));
-        }
-      },
-      detail::PipelineWorkers{keep_masks ? 1 : second_reader.concurrent_reads(threads), threads, &report.seconds});
-  writer.commit();
+  std::unique_ptr<detail::SharedTileWriter> writer;
+  detail::collectively(options.group, [&] {
+    writer = std::make_unique<detail::SharedTileWriter>(options.group, output, width, height, PixelType::f32,
+                                                        options.tile_width, band_rows, options.write);
+    detail::TileReader second_reader(input, shape, width, band_rows);
+    detail::pipeline_tiles(
+        mine.size(),
+        [&](std::size_t i) {
+          std::size_t const b = mine[i];
+          return keep_masks ? BandInput{AnyHostImage(), masks[b]} : BandInput{second_reader.read(band_of(b)), {}};
+        },
+        [&](std::size_t i, BandInput&& in) {
+          std::size_t const b = mine[i];
+          Region const band = band_of(b);
+          std::size_t const read_bytes =
+              keep_masks ? 0 : std::size_t(band.width * band.height * bytes_per_pixel(pixel_type(in.pixels)));
+          if (keep_masks) masks[b] = HostImage<std::uint32_t>();  // `in` holds the last reference
+          HostImage<float> distances;
+          on_backend(context, band.width * band.height, OpFamily::distance, [&](auto const& space) {
+            using Memory = typename std::decay_t<decltype(space)>::memory_space;
+            using Carry = Kokkos::View<std::int32_t*, Memory>;
+            auto carry = [&](std::vector<std::int32_t> const& all, char const* name) {
+              Kokkos::View<std::int32_t const*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> const host(
+                  all.data() + b * std::size_t(width), std::size_t(width));
+              Carry on_space(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(name)), columns);
+              Kokkos::deep_copy(space, on_space, host);
+              return on_space;
+            };
+            DistanceBand<Memory> const carries{band.y, height, carry(above, "gigaseg::tiled::zero_above"),
+                                               carry(below, "gigaseg::tiled::zero_below")};
+            ImageView<float, Memory> out("gigaseg::tiled::distance", band.width, band.height);
+            distance_transform_band(space, gray_band(space, in, band), carries, out);
+            distances = download(space, out);
+            device_peak.sample(space, report.peak_device_bytes);
+          });
+          report.pixel_bytes_written += std::size_t(band.width * band.height) * sizeof(float);
+          note_band(read_bytes, std::size_t(band.width * band.height) * std::size_t(distance_band_bytes_per_pixel),
+                    per_pass + index_t(i) + 1);
+          return distances;
+        },
+        [&](std::size_t i, HostImage<float>&& distances) {
+          for (index_t c = 0; c < across; ++c) {
+            index_t const x = c * options.tile_width;
+            writer->write_tile(c, index_t(mine[i]),
+                               distances.roi(x, 0, std::min(options.tile_width, width - x), distances.height()));
+          }
+        },
+        detail::PipelineWorkers{keep_masks ? 1 : second_reader.concurrent_reads(threads), threads, &report.seconds});
+  });
+  writer->commit();
   return report;
 }
 

@@ -30,6 +30,13 @@ done | sort -u | while read -r lib; do
     *) cp -L "$lib" "$out/lib/" ;;
   esac
 done
+# A build with MPI carries Debian's OpenMPI runtime as its packages (3.6 MB), which
+# scripts/device-mpi-env.sh unpacks there.
+if ldd "$out/gigaseg" 2>/dev/null | grep -q libmpi; then
+  mkdir -p "$out/mpi"
+  (cd "$out/mpi" && apt-get download openmpi-bin libopenmpi3 openmpi-common libpmix2 libevent-core-2.1-7 \
+    libevent-pthreads-2.1-7 >/dev/null 2>&1)
+fi
 du -sh "$out"
 # The carry to the GPU machine is limited to 64 MiB: past 60 MB, pack it as one gzip tarball,
 # which the device command unpacks first (`tar -xzf .devbuild/devbuild.tgz -C .devbuild`).

@@ -59,6 +59,11 @@ python3 -c "
 import random, sys; w, h = 700, 500; r = random.Random(5)
 open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + bytes(255 if r.random() < 0.45 else 0 for _ in range(w * h)))" "$work/dots.pgm"
 "$gigaseg" convert "$work/dots.pgm" "$work/dots.tif" --tiff-tile 32 >/dev/null || exit 1
+# A distance field whose only zero is in the top left corner: every rank's bands need another's.
+python3 -c "
+import sys; w, h = 500, 700
+open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + bytes(0 if x < 3 and y < 3 else 255 for y in range(h) for x in range(w)))" "$work/far.pgm"
+"$gigaseg" convert "$work/far.pgm" "$work/far.tif" --tiff-tile 32 >/dev/null || exit 1
 
 # name|arguments (OUT and CSV stand for the outputs)
 cases=(
@@ -70,6 +75,8 @@ cases=(
   "median|median $work/tissue.tif OUT --size 5 --tile 112x80"
   "gaussian|gaussian $work/tissue.tif OUT --sigma 2 --tile 64x64"
   "sobel|--compression none sobel $work/tissue.tif OUT --tile 96x96"
+  "edt|edt $work/dots.tif OUT --tile 64x48"
+  "edt-far|edt $work/far.tif OUT --tile 96x32"
 )
 for entry in "${cases[@]}"; do
   name=${entry%%|*}
@@ -135,8 +142,8 @@ done
 run cells-on-ranks 2 2 segment "$work/tissue.tif" "$work/c.tif" --pipeline cells
 check cells-on-ranks-names-option grep -q -- "--pipeline" "$work/err"
 check cells-on-ranks-one-line test "$(wc -l <"$work/err")" -eq 1
-run edt-on-ranks 2 2 edt "$work/dots.tif" "$work/e.tif"
-check edt-on-ranks-one-line test "$(wc -l <"$work/err")" -eq 1
+run watershed-on-ranks 2 2 watershed "$work/tissue.tif" "$work/dots.tif" "$work/w.tif"
+check watershed-on-ranks-one-line test "$(wc -l <"$work/err")" -eq 1
 
 # batch over ranks: the images handed out as the ranks ask; every image's labels and statistics
 # equal to one process's batch, one summary.csv (rank 0's) with every image's row.

@@ -1,0 +1,316 @@
+// Process groups (engine/process_group.hpp) without MPI: the tiles' shares, the byte messages, the
+// ranks' agreement on a failure, the shared counter and the shared tile writer, with ranks played
+// by threads of this process (ThreadGroup). The same code under MPI: tests/mpi/test_mpi.sh.
+#include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/io/tile_writer.hpp"
+#include "gigaseg/engine/process_group.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <thread>
+
+namespace gigaseg {
+namespace {
+
+// What the ranks of a ThreadGroup share: a barrier for the collectives, a mailbox per pair of
+// ranks, and a counter.
+struct ThreadWorld {
+  explicit ThreadWorld(int n) : size(n), gathered(std::size_t(n)) {}
+  int const size;
+  std::mutex mutex;
+  std::condition_variable changed;
+  // all_gather: contributions of the current generation; `arrived` ranks have given theirs.
+  std::vector<std::vector<unsigned char>> gathered;
+  int arrived = 0, departed = 0;
+  long generation = 0;
+  std::map<std::pair<int, int>, std::deque<std::vector<unsigned char>>> mail;  // (from, to)
+  std::size_t counted = 0;
+};
+
+class ThreadGroup final : public ProcessGroup {
+ public:
+  ThreadGroup(ThreadWorld& world, int rank) : world_(world), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int size() const override { return world_.size; }
+  std::vector<std::vector<unsigned char>> all_gather(std::vector<unsigned char> const& mine) const override {
+    std::unique_lock<std::mutex> lock(world_.mutex);
+    world_.changed.wait(lock, [&] { return world_.departed == 0; });  // the last round has emptied
+    long const generation = world_.generation;
+    world_.gathered[std::size_t(rank_)] = mine;
+    if (++world_.arrived == world_.size) {
+      ++world_.generation;
+      world_.changed.notify_all();
+    }
+    world_.changed.wait(lock, [&] { return world_.generation != generation; });
+    std::vector<std::vector<unsigned char>> all = world_.gathered;
+    if (++world_.departed == world_.size) {
+      world_.arrived = world_.departed = 0;
+      world_.changed.notify_all();
+    }
+    return all;
+  }
+  void sum(std::uint64_t* values, std::size_t count) const override {
+    std::vector<unsigned char> bytes;
+    detail::append_bytes(bytes, values, count);
+    std::vector<std::vector<unsigned char>> const all = all_gather(bytes);
+    std::fill(values, values + count, 0);
+    for (auto const& theirs : all)
+      for (std::size_t i = 0; i < count; ++i) {
+        std::uint64_t v;
+        std::memcpy(&v, theirs.data() + i * sizeof v, sizeof v);
+        values[i] += v;
+      }
+  }
+  void send(int to, std::vector<unsigned char> const& bytes) const override {
+    std::lock_guard<std::mutex> lock(world_.mutex);
+    world_.mail[{rank_, to}].push_back(bytes);
+    world_.changed.notify_all();
+  }
+  std::vector<unsigned char> receive(int from) const override {
+    std::unique_lock<std::mutex> lock(world_.mutex);
+    auto& box = world_.mail[{from, rank_}];
+    world_.changed.wait(lock, [&] { return !box.empty(); });
+    std::vector<unsigned char> bytes = std::move(box.front());
+    box.pop_front();
+    return bytes;
+  }
+  std::unique_ptr<WorkCounter> work_counter(std::size_t limit) const override {
+    struct Counter final : WorkCounter {
+      ThreadWorld& world;
+      std::size_t limit;
+      Counter(ThreadWorld& w, std::size_t l) : world(w), limit(l) {}
+      std::size_t next() override {
+        std::lock_guard<std::mutex> lock(world.mutex);
+        return world.counted < limit ? world.counted++ : limit;
+      }
+    };
+    return std::make_unique<Counter>(world_, limit);
+  }
+
+ private:
+  ThreadWorld& world_;
+  int rank_;
+};
+
+// Runs work(group) on `ranks` threads, one rank each; their exceptions in `errors`.
+void on_ranks(int ranks, std::function<void(ProcessGroup const&)> const& work,
+              std::vector<std::exception_ptr>* errors = nullptr) {
+  ThreadWorld world(ranks);
+  std::vector<std::exception_ptr> failed(static_cast<std::size_t>(ranks));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < ranks; ++r)
+    threads.emplace_back([&, r] {
+      ThreadGroup const group(world, r);
+      try {
+        work(group);
+      } catch (...) {
+        failed[std::size_t(r)] = std::current_exception();
+      }
+    });
+  for (auto& t : threads) t.join();
+  if (errors != nullptr) *errors = failed;
+  for (auto const& e : failed)
+    if (e && errors == nullptr) std::rethrow_exception(e);
+}
+
+std::string scratch_path(std::string const& name) {
+  return (std::filesystem::temp_directory_path() / ("gigaseg-test-group-" + name)).string();
+}
+
+std::vector<char> bytes_of(std::string const& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(ProcessGroup, OwnedTilesAreEvenRunsInOrderAndTileOwnerAgrees) {
+  for (std::size_t tiles : {1, 2, 7, 16, 101})
+    for (int ranks = 1; ranks <= 9; ++ranks) {
+      std::vector<std::size_t> all;
+      for (int r = 0; r < ranks; ++r) {
+        std::vector<std::size_t> const mine = detail::owned_tiles(tiles, r, ranks);
+        EXPECT_LE(mine.size(), tiles / std::size_t(ranks) + 1);
+        EXPECT_GE(mine.size(), tiles / std::size_t(ranks));
+        for (std::size_t t : mine) EXPECT_EQ(detail::tile_owner(t, tiles, ranks), r) << tiles << " " << ranks;
+        all.insert(all.end(), mine.begin(), mine.end());
+      }
+      std::vector<std::size_t> expected(tiles);
+      std::iota(expected.begin(), expected.end(), std::size_t(0));
+      EXPECT_EQ(all, expected) << "every tile once, in raster order by rank";
+    }
+}
+
+TEST(ProcessGroup, BytesRoundTrip) {
+  std::vector<unsigned char> bytes;
+  std::uint64_t const n = 42;
+  detail::append_bytes(bytes, &n, 1);
+  detail::append_bytes(bytes, std::vector<std::uint32_t>{7, 8, 9});
+  detail::append_bytes(bytes, std::vector<double>{});
+  detail::ByteReader in(bytes);
+  EXPECT_EQ(in.value<std::uint64_t>(), 42u);
+  EXPECT_EQ(in.values<std::uint32_t>(), (std::vector<std::uint32_t>{7, 8, 9}));
+  EXPECT_TRUE(in.values<double>().empty());
+  EXPECT_THROW(in.value<std::uint32_t>(), Error) << "reading past the end";
+}
+
+TEST(ProcessGroup, EveryRankThrowsTheFirstFailedRanksError) {
+  std::vector<std::exception_ptr> errors;
+  on_ranks(
+      4,
+      [](ProcessGroup const& group) {
+        detail::collectively(&group, [&] {
+          if (group.rank() == 2) GIGASEG_THROW(ErrorKind::input, "tile.tif", "corrupt tile at 64,64");
+          if (group.rank() == 3) throw std::bad_alloc();
+        });
+      },
+      &errors);
+  for (int r = 0; r < 4; ++r) {
+    ASSERT_TRUE(errors[std::size_t(r)]) << "rank " << r << " went on past a failure";
+    try {
+      std::rethrow_exception(errors[std::size_t(r)]);
+    } catch (Error const& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::input) << "rank " << r;
+      EXPECT_EQ(e.subject(), "tile.tif");
+      EXPECT_EQ(e.reason(), "corrupt tile at 64,64");
+    }
+  }
+  // Out of memory on one rank alone: a resource error on all.
+  on_ranks(
+      3,
+      [](ProcessGroup const& group) {
+        detail::collectively(&group, [&] {
+          if (group.rank() == 1) throw std::bad_alloc();
+        });
+      },
+      &errors);
+  for (auto const& e : errors) {
+    ASSERT_TRUE(e);
+    try {
+      std::rethrow_exception(e);
+    } catch (Error const& error) {
+      EXPECT_EQ(error.kind(), ErrorKind::resource);
+    } catch (std::bad_alloc const&) {  // the rank that failed keeps its own exception
+    }
+  }
+  // No failure: nobody throws.
+  on_ranks(3, [](ProcessGroup const& group) { detail::collectively(&group, [] {}); });
+}
+
+TEST(ProcessGroup, WorkCounterHandsOutEachNumberOnce) {
+  std::mutex mutex;
+  std::multiset<std::size_t> seen;
+  on_ranks(5, [&](ProcessGroup const& group) {
+    std::unique_ptr<WorkCounter> counter = group.work_counter(100);
+    for (std::size_t i = counter->next(); i < 100; i = counter->next()) {
+      std::lock_guard<std::mutex> lock(mutex);
+      seen.insert(i);
+    }
+    EXPECT_EQ(counter->next(), 100u) << "stays at the limit";
+  });
+  std::multiset<std::size_t> expected;
+  for (std::size_t i = 0; i < 100; ++i) expected.insert(i);
+  EXPECT_EQ(seen, expected);
+}
+
+// A 13 x 11 tile grid of 16 x 16 tiles (the last row and column cut) with a value per pixel.
+HostImage<std::uint32_t> tile_pixels(index_t column, index_t row, index_t w, index_t h) {
+  HostImage<std::uint32_t> tile("tile", w, h);
+  for (index_t y = 0; y < h; ++y)
+    for (index_t x = 0; x < w; ++x) tile(y, x) = std::uint32_t((row * 16 + y) * 1000 + column * 16 + x);
+  return tile;
+}
+
+TEST(ProcessGroup, TilesInAnyOrderAndFromEveryRankMakeTheSameFile) {
+  index_t const width = 200, height = 170, tile = 16;
+  index_t const across = (width + tile - 1) / tile, down = (height + tile - 1) / tile;
+  WriteOptions options;
+  options.tiff_compression = TiffCompression::deflate;
+  auto write = [&](TiffTileWriter& writer, index_t t) {
+    index_t const c = t % across, r = t / across;
+    writer.write_tile(c, r, tile_pixels(c, r, std::min(tile, width - c * tile), std::min(tile, height - r * tile)));
+  };
+  // In raster order, and in reverse order: the same bytes (tiles stored in raster order).
+  std::string const in_order = scratch_path("in-order.tif"), reversed = scratch_path("reversed.tif");
+  {
+    TiffTileWriter writer(in_order, width, height, PixelType::u32, tile, tile, options);
+    for (index_t t = 0; t < across * down; ++t) write(writer, t);
+    writer.commit();
+  }
+  {
+    TiffTileWriter writer(reversed, width, height, PixelType::u32, tile, tile, options);
+    for (index_t t = across * down - 1; t >= 0; --t) write(writer, t);
+    writer.commit();
+  }
+  EXPECT_EQ(bytes_of(in_order), bytes_of(reversed));
+  // An encoder's bytes through write_encoded_tile: the same file.
+  std::string const encoded = scratch_path("encoded.tif");
+  {
+    TiffTileWriter writer(encoded, width, height, PixelType::u32, tile, tile, options);
+    TiffTileEncoder const encoder(encoded, width, height, PixelType::u32, tile, tile, options);
+    std::vector<unsigned char> bytes;
+    for (index_t t = 0; t < across * down; ++t) {
+      index_t const c = t % across, r = t / across;
+      encoder.encode(c, r, tile_pixels(c, r, std::min(tile, width - c * tile), std::min(tile, height - r * tile)),
+                     bytes);
+      writer.write_encoded_tile(c, r, bytes.data(), bytes.size());
+    }
+    writer.commit();
+  }
+  EXPECT_EQ(bytes_of(in_order), bytes_of(encoded));
+  // Three ranks, each writing its own tiles (in reverse), rank 0 committing: the same file, and
+  // it decodes to the pixels.
+  std::string const shared = scratch_path("shared.tif");
+  on_ranks(3, [&](ProcessGroup const& group) {
+    detail::SharedTileWriter writer(&group, shared, width, height, PixelType::u32, tile, tile, options);
+    std::vector<std::size_t> mine = detail::owned_tiles(std::size_t(across * down), &group);
+    std::reverse(mine.begin(), mine.end());
+    for (std::size_t t : mine) {
+      index_t const c = index_t(t) % across, r = index_t(t) / across;
+      writer.write_tile(c, r, tile_pixels(c, r, std::min(tile, width - c * tile), std::min(tile, height - r * tile)));
+    }
+    writer.commit();
+  });
+  EXPECT_EQ(bytes_of(in_order), bytes_of(shared));
+  AnyHostImage const image = read_image(shared);
+  auto const& pixels = std::get<HostImage<std::uint32_t>>(image);
+  EXPECT_EQ(pixels(169, 199), std::uint32_t(169 * 1000 + 199));
+  EXPECT_EQ(pixels(17, 33), std::uint32_t(17 * 1000 + 33));
+  for (auto const& path : {in_order, reversed, encoded, shared}) std::filesystem::remove(path);
+}
+
+TEST(ProcessGroup, AFailedRankLeavesNoOutputAndNoScratch) {
+  std::string const path = scratch_path("failed.tif");
+  std::filesystem::remove(path);
+  std::vector<std::exception_ptr> errors;
+  on_ranks(
+      3,
+      [&](ProcessGroup const& group) {
+        detail::SharedTileWriter writer(&group, path, 64, 64, PixelType::u32, 16, 16, default_write_options());
+        detail::collectively(&group, [&] {
+          for (std::size_t t : detail::owned_tiles(16, &group)) {
+            if (group.rank() == 1) GIGASEG_THROW(ErrorKind::input, "in.tif", "corrupt");
+            writer.write_tile(index_t(t) % 4, index_t(t) / 4, tile_pixels(index_t(t) % 4, index_t(t) / 4, 16, 16));
+          }
+        });
+        writer.commit();
+      },
+      &errors);
+  for (auto const& e : errors) EXPECT_TRUE(e);
+  EXPECT_FALSE(std::filesystem::exists(path));
+  for (auto const& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+    EXPECT_EQ(entry.path().filename().string().find("rank-tiles"), std::string::npos) << entry.path();
+}
+
+}  // namespace
+}  // namespace gigaseg
