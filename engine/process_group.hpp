@@ -46,6 +46,9 @@ class ProcessGroup {
   // Point to point, from the calling thread: bytes sent to rank `to`, and those rank `from` sent.
   virtual void send(int to, std::vector<unsigned char> const& bytes) const = 0;
   virtual std::vector<unsigned char> receive(int from) const = 0;
+  // The bytes this rank has sent so far (each all_gather counts its contribution once for every
+  // other rank, as a ring or a tree would send it): the communication a run costs.
+  virtual std::uint64_t bytes_sent() const { return 0; }
   // Collective: a counter of 0 .. limit-1 shared by the ranks. Its destruction is collective too:
   // it ends once every rank is done with it.
   virtual std::unique_ptr<WorkCounter> work_counter(std::size_t limit) const = 0;

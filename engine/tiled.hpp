@@ -97,6 +97,9 @@ struct TiledReport {
   std::size_t kept_mask_bytes = 0;  // the first pass's masks kept for the second (0: it read the image again)
   std::size_t pixel_bytes_read = 0, pixel_bytes_written = 0;
   StageSeconds seconds;  // over all passes
+  // This rank's share of the image (TiledOptions::group): the tiles it computed and their pixels
+  // (a run of tiles, or of bands for distance_tiled); the whole image without a group.
+  index_t rank_tiles = 0, rank_pixels = 0;
 
   // A stage's report added to a run's made of several: its passes, bytes and busy time summed,
   // the peaks the larger of the two.
@@ -187,6 +190,12 @@ TiledReport filter_tiled(ExecutionContext const& context, std::string const& inp
   };
   int const threads = options.threads > 0 ? options.threads : io_threads();
   detail::DevicePeak const device_peak;
+  report.rank_tiles = index_t(mine.size());
+  for (std::size_t t : mine) {
+    Region core;
+    extended_of(t, &core);
+    report.rank_pixels += core.width * core.height;
+  }
   detail::collectively(options.group, [&] {
     writer = std::make_unique<detail::SharedTileWriter>(options.group, output, shape.width, shape.height,
                                                         PixelTraits<OutT>::type, options.tile_width,

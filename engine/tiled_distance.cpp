@@ -78,6 +78,8 @@ TiledReport distance_tiled(ExecutionContext const& context, std::string const& i
   // This rank's bands (all of them without a group).
   std::vector<std::size_t> const mine = detail::owned_tiles(std::size_t(bands), options.group);
   index_t const per_pass = index_t(mine.size());
+  report.rank_tiles = per_pass * across;
+  for (std::size_t b : mine) report.rank_pixels += band_of(b).width * band_of(b).height;
   auto note_band = [&](std::size_t bytes_read, std::size_t band_bytes, index_t done) {
     report.pixel_bytes_read += bytes_read;
     report.peak_tile_bytes = std::max(report.peak_tile_bytes, band_bytes);

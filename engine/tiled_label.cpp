@@ -180,6 +180,8 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
     if (options.progress) options.progress(earlier_passes * per_pass + done, result.report.passes * per_pass);
   };
   auto core_of = [&](std::size_t t) { return grid.core(index_t(t) % grid.across, index_t(t) / grid.across); };
+  result.report.rank_tiles = per_pass;
+  for (std::size_t t : mine) result.report.rank_pixels += core_of(t).width * core_of(t).height;
 
   // Pass 1, on the backend: tile-local components, their sums (in image coordinates; the perimeter
   // counts the tile's edges, corrected at the seams below) and the tiles' edges.

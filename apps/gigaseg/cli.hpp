@@ -35,6 +35,7 @@ struct Session {
   ProcessGroup const* group = nullptr;  // the ranks sharing the run (apps/gigaseg/ranks.hpp); null: alone
   std::string bound_cpus;               // the cores this rank is bound to (hwloc list), when ranks share a node
   int device = -1;                      // the GPU ordinal this process uses (-1: no GPU)
+  bool mpi_cuda_aware = false;          // the MPI under the ranks passes GPU memory itself
   bool first_rank() const noexcept { return group == nullptr || group->rank() == 0; }
 };
 

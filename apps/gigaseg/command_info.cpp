@@ -75,6 +75,7 @@ Command make_info_command(CLI::App& parent) {
       std::string const text = mine.dump();
       for (auto const& bytes : session.group->all_gather({text.begin(), text.end()}))
         r["ranks"].push_back(nlohmann::json::parse(bytes.begin(), bytes.end()));
+      r["mpi_cuda_aware"] = session.mpi_cuda_aware;
     }
     if (session.options.json || session.options.quiet) return;
 
@@ -106,7 +107,10 @@ Command make_info_command(CLI::App& parent) {
     std::cout << "host (hwloc API " << topology.hwloc_version << "): " << topology.packages << " package(s), "
               << topology.cores << " cores, " << topology.processing_units << " hardware threads, "
               << topology.numa_nodes << " NUMA node(s)\n";
-    if (r.contains("ranks"))
+    if (r.contains("ranks")) {
+      std::cout << "MPI: " << r["ranks"].size() << " ranks, "
+                << (session.mpi_cuda_aware ? "CUDA-aware" : "not CUDA-aware (messages staged through host memory)")
+                << "\n";
       for (auto const& rank : r["ranks"])
         std::cout << "rank " << rank["rank"].get<int>() << " on " << rank["host"].get<std::string>() << ": "
                   << (rank["gpu"].get<int>() < 0 ? std::string("no GPU")
@@ -114,6 +118,7 @@ Command make_info_command(CLI::App& parent) {
                                                        rank["gpu_pci_bus_id"].get<std::string>() + ")")
                   << ", cores " << rank["cpus"].get<std::string>() << ", " << rank["host_threads"].get<int>()
                   << " host threads\n";
+    }
   };
   return command;
 }

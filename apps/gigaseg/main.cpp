@@ -189,7 +189,8 @@ int main(int argc, char** argv) {
     int code = 0;
     {
       ExecutionContext context(context_options);
-      cli::Session session{options, context, nlohmann::json::object(), {}, ranks.group(), placement.cpus, device};
+      cli::Session session{options,        context, nlohmann::json::object(), {}, ranks.group(),
+                           placement.cpus, device,  ranks.cuda_aware()};
       for (auto& command : commands) {
         if (!command.app->parsed()) continue;
         cli::check_file_roles(*command.app);

@@ -23,6 +23,7 @@ int Ranks::rank() const noexcept { return mpi_ ? mpi_->world.rank() : 0; }
 int Ranks::size() const noexcept { return mpi_ ? mpi_->world.size() : 1; }
 int Ranks::node_rank() const noexcept { return mpi_ ? mpi_->world.node_rank() : 0; }
 int Ranks::node_size() const noexcept { return mpi_ ? mpi_->world.node_size() : 1; }
+bool Ranks::cuda_aware() const noexcept { return mpi_ && mpi_cuda_aware(); }
 #else
 struct Ranks::Mpi {};
 Ranks::Ranks(int*, char***) {}
@@ -31,6 +32,7 @@ int Ranks::rank() const noexcept { return 0; }
 int Ranks::size() const noexcept { return 1; }
 int Ranks::node_rank() const noexcept { return 0; }
 int Ranks::node_size() const noexcept { return 1; }
+bool Ranks::cuda_aware() const noexcept { return false; }
 #endif
 
 Ranks::~Ranks() = default;

@@ -22,6 +22,7 @@ class Ranks {
   // This rank's place among the ranks on its node, and their number (0 and 1 when alone).
   int node_rank() const noexcept;
   int node_size() const noexcept;
+  bool cuda_aware() const noexcept;  // the MPI passes GPU memory itself (engine/mpi/mpi_group.hpp)
 
  private:
   struct Mpi;

@@ -150,23 +150,26 @@ nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report, Pro
       {"peak_resident_bytes", peak_resident_bytes()}};
   if (group == nullptr) return r;
   // Each rank's share: its tiles and their pixels, bytes and busy seconds, and its peak memory.
-  ImageShape const shape = image_shape(tiling.input);
-  index_t const across = (shape.width + tiling.tile_width - 1) / tiling.tile_width;
-  std::vector<std::size_t> const mine = detail::owned_tiles(std::size_t(report.tiles), group);
-  index_t pixels = 0;
-  for (std::size_t t : mine) {
-    index_t const x = index_t(t) % across * tiling.tile_width, y = index_t(t) / across * tiling.tile_height;
-    pixels += std::min(tiling.tile_width, shape.width - x) * std::min(tiling.tile_height, shape.height - y);
+  index_t tiles = report.rank_tiles, pixels = report.rank_pixels;
+  if (tiles == 0) {  // a driver that does not say (histogram_tiled): its run of the grid
+    ImageShape const shape = image_shape(tiling.input);
+    index_t const across = (shape.width + tiling.tile_width - 1) / tiling.tile_width;
+    for (std::size_t t : detail::owned_tiles(std::size_t(report.tiles), group)) {
+      index_t const x = index_t(t) % across * tiling.tile_width, y = index_t(t) / across * tiling.tile_height;
+      pixels += std::min(tiling.tile_width, shape.width - x) * std::min(tiling.tile_height, shape.height - y);
+      ++tiles;
+    }
   }
   nlohmann::json const share = {
       {"rank", group->rank()},
-      {"tiles", mine.size()},
+      {"tiles", tiles},
       {"pixels", pixels},
       {"pixel_bytes_read", report.pixel_bytes_read},
       {"pixel_bytes_written", report.pixel_bytes_written},
       {"busy_seconds",
        {{"read", report.seconds.read}, {"compute", report.seconds.compute}, {"write", report.seconds.write}}},
-      {"peak_resident_bytes", peak_resident_bytes()}};
+      {"peak_resident_bytes", peak_resident_bytes()},
+      {"bytes_sent", group->bytes_sent()}};
   std::string const text = share.dump();
   std::vector<std::vector<unsigned char>> const all = group->all_gather({text.begin(), text.end()});
   r["ranks"] = group->size();

@@ -3,6 +3,10 @@
 
 #include "gigaseg/core/error.hpp"
 
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
 #include <chrono>
 #include <climits>
 #include <cstdlib>
@@ -52,6 +56,7 @@ std::vector<std::vector<unsigned char>> MpiGroup::all_gather(std::vector<unsigne
   int const count = message_count(mine.size());
   std::vector<int> counts(std::size_t(size_), 0), at(std::size_t(size_), 0);
   check(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_), "MPI_Allgather");
+  sent_ += std::uint64_t(size_ - 1) * (sizeof(int) + mine.size());
   std::size_t total = 0;
   for (int r = 0; r < size_; ++r) {
     at[std::size_t(r)] = message_count(total);
@@ -71,10 +76,12 @@ std::vector<std::vector<unsigned char>> MpiGroup::all_gather(std::vector<unsigne
 
 void MpiGroup::sum(std::uint64_t* values, std::size_t count) const {
   check(MPI_Allreduce(MPI_IN_PLACE, values, message_count(count), MPI_UINT64_T, MPI_SUM, comm_), "MPI_Allreduce");
+  sent_ += std::uint64_t(size_ - 1) * count * sizeof(std::uint64_t);
 }
 
 void MpiGroup::send(int to, std::vector<unsigned char> const& bytes) const {
   check(MPI_Send(bytes.data(), message_count(bytes.size()), MPI_BYTE, to, message_tag, comm_), "MPI_Send");
+  sent_ += bytes.size();
 }
 
 std::vector<unsigned char> MpiGroup::receive(int from) const {
@@ -173,6 +180,14 @@ MpiEnvironment::MpiEnvironment(int* argc, char*** argv) {
 
 MpiEnvironment::~MpiEnvironment() {
   if (owned_) MPI_Finalize();
+}
+
+bool mpi_cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
 }
 
 bool launched_by_mpi() {

@@ -6,6 +6,8 @@
 
 #include <mpi.h>
 
+#include <atomic>
+#include <cstdint>
 #include <vector>
 
 namespace gigaseg {
@@ -31,6 +33,7 @@ class MpiGroup final : public ProcessGroup {
   // while rank 0 computes: MPI_THREAD_MULTIPLE (MpiEnvironment asks for it). Where the MPI gives
   // less, the numbers go round the ranks in turn (rank r takes r, r + size, ...) instead.
   std::unique_ptr<WorkCounter> work_counter(std::size_t limit) const override;
+  std::uint64_t bytes_sent() const override { return sent_.load(); }
   MPI_Comm comm() const noexcept { return comm_; }
   // This rank's place among the group's ranks on its node, and their number (the ranks that share
   // its memory: MPI_Comm_split_type): the node's GPUs and cores are shared by these.
@@ -40,6 +43,7 @@ class MpiGroup final : public ProcessGroup {
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, size_ = 1, node_rank_ = 0, node_size_ = 1;
+  mutable std::atomic<std::uint64_t> sent_{0};
 };
 
 // MPI initialised for a program (MPI_THREAD_MULTIPLE where the MPI has it) and finalised when this object goes; when
@@ -54,6 +58,11 @@ class MpiEnvironment {
  private:
   bool owned_ = false;
 };
+
+// Whether the MPI passes GPU memory itself (CUDA-aware), asked at run time where the MPI can say
+// (Open MPI's MPIX_Query_cuda_support); false otherwise. The engine stages its messages through
+// host memory either way: what travels (tile edges, sums, encoded tiles) is on the host already.
+bool mpi_cuda_aware();
 
 // True when an MPI launcher started this process (mpirun, or srun with PMIx or PMI2): its
 // environment names the job's ranks. A program started by hand runs without MPI.

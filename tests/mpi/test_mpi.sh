@@ -138,6 +138,22 @@ for command in "label" "segment --pipeline nuclei"; do
   check "$name-no-scratch-left" bash -c "! ls -A '$work' | grep -q gigaseg-scratch"
 done
 
+# Out of memory on one rank alone (rank 1 under a 300 MB address-space limit, a tile's labels
+# larger than that): every rank exits 4, one line, nothing under the output.
+python3 -c "
+import sys; w = h = 6000
+sys.stdout.buffer.write(b'P5\n%d %d\n255\n' % (w, h) + bytes([0, 255, 255, 0, 255, 0, 0, 255]) * (w * h // 8))" \
+  >"$work/big.pgm"
+"$gigaseg" convert "$work/big.pgm" "$work/big.tif" --tiff-tile 512 >/dev/null
+rm -f "$work/codes"
+"${mpirun[@]}" -n 2 bash -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then ulimit -v 300000; fi
+  "$@"; code=$?; echo "$code" >>"'"$work"'/codes"; exit $code' rank \
+  "$gigaseg" --threads 1 label "$work/big.tif" "$work/oom.tif" --tile 6000x3008 >/dev/null 2>"$work/err"
+check oom-one-rank-exit-4-on-all test "$(sort -u "$work/codes" | tr '\n' ' ')" = "4 "
+check oom-one-rank-two-codes test "$(wc -l <"$work/codes")" -eq 2
+check oom-one-rank-one-line test "$(grep -c '^gigaseg: resource error' "$work/err")" -eq 1
+check oom-one-rank-nothing-left test ! -e "$work/oom.tif"
+
 # Commands that run on one process refuse several ranks, each rank with the same usage error.
 run cells-on-ranks 2 2 segment "$work/tissue.tif" "$work/c.tif" --pipeline cells
 check cells-on-ranks-names-option grep -q -- "--pipeline" "$work/err"
