@@ -100,6 +100,9 @@ struct TiledReport {
   // This rank's share of the image (TiledOptions::group): the tiles it computed and their pixels
   // (a run of tiles, or of bands for distance_tiled); the whole image without a group.
   index_t rank_tiles = 0, rank_pixels = 0;
+  // Wall seconds between the passes where the tiles' results meet (label_tiled: gathering the
+  // edges and sums from the ranks, joining and numbering the components), done alike on every rank.
+  double join_seconds = 0;
 
   // A stage's report added to a run's made of several: its passes, bytes and busy time summed,
   // the peaks the larger of the two.

@@ -14,6 +14,7 @@
 #include "gigaseg/engine/tiled.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <numeric>
 #include <type_traits>
@@ -247,6 +248,7 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
         [](std::size_t, int) {},
         detail::PipelineWorkers{first_reader.concurrent_reads(threads), 1, &result.report.seconds});
   });
+  auto const joining = std::chrono::steady_clock::now();
   if (detail::group_size(options.group) > 1) share_first_pass(*options.group, mine, edges, offset, partials);
   for (std::size_t t = 0; t < std::size_t(tiles); ++t) offset[t + 1] += offset[t];
 
@@ -318,6 +320,8 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
     result.regions.resize(totals.size());
     for (std::size_t k = 0; k < totals.size(); ++k) result.regions[k] = totals[k].stats(Label(k + 1));
   }
+
+  result.report.join_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - joining).count();
 
   // Pass 2: label each tile again, renumber it on the backend and write it.
   std::unique_ptr<detail::SharedTileWriter> writer;

@@ -145,6 +145,7 @@ nlohmann::json tiled_report(Tiling const& tiling, TiledReport const& report, Pro
       {"threads", tiling.threads},
       {"peak_device_bytes", report.peak_device_bytes},
       {"kept_mask_bytes", report.kept_mask_bytes},
+      {"join_seconds", report.join_seconds},
       {"memory_budget_bytes", tiling.budget},
       {"device_memory_budget_bytes", tiling.device_budget},
       {"peak_resident_bytes", peak_resident_bytes()}};
