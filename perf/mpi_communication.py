@@ -65,7 +65,17 @@ def main():
                     print(f"{name:7s} {size:6d}^2 ranks {ranks}: bytes sent {results[-1]['bytes_sent']}",
                           file=sys.stderr)
     with open(args.output, "w") as f:
-        json.dump({"command": " ".join(sys.argv), "results": results}, f, indent=1)
+        json.dump({"command": " ".join(sys.argv), "results": results, "summary": summarise(results)}, f, indent=1)
+
+
+def summarise(results):
+    """summary[operation][size][ranks]: the most bytes one rank sent, all ranks' bytes, the wall time."""
+    summary = {}
+    for r in results:
+        entry = summary.setdefault(r["operation"], {}).setdefault(str(r["size"]), {})
+        entry[str(r["ranks"])] = {"max_bytes_sent": max(r["bytes_sent"]), "total_bytes_sent": sum(r["bytes_sent"]),
+                                  "tiles": r["tiles"], "wall_seconds": r["wall_seconds"]}
+    return summary
 
 
 if __name__ == "__main__":

@@ -186,18 +186,8 @@ python3 -c "
 import random, sys; w, h = 256, 256; r = random.Random(3)
 open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + bytes(255 if r.random() < 0.4 else 0 for _ in range(w * h)))" "$work/dots.pgm"
 expect 0 dots-tiles -- convert "$work/dots.pgm" "$work/dots.tif" --tiff-tile 64
-python3 -c "
-import sys
-data = bytearray(open(sys.argv[1], 'rb').read())
-# The TileOffsets entry (tag 324) of the classic TIFF's first directory: tile 5 is at x 64, y 64.
-ifd = int.from_bytes(data[4:8], 'little'); count = int.from_bytes(data[ifd:ifd + 2], 'little')
-for k in range(count):
-    e = ifd + 2 + 12 * k
-    if int.from_bytes(data[e:e + 2], 'little') == 324:
-        table = int.from_bytes(data[e + 8:e + 12], 'little')
-        at = int.from_bytes(data[table + 20:table + 24], 'little')
-        data[at + 2:at + 200] = b'\xff' * 198
-open(sys.argv[2], 'wb').write(data)" "$work/dots.tif" "$work/dots-bad.tif"
+# Tile 5 (of 4 across) is at x 64, y 64.
+python3 "$(dirname "$0")/corrupt_tile.py" "$work/dots.tif" "$work/dots-bad.tif" 5
 for command in "label" "segment --pipeline nuclei"; do
   name=corrupt-tile-${command%% *}
   expect 3 "$name" -- $command "$work/dots-bad.tif" "$work/bad-out.tif" --tile 64x64

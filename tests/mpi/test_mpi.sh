@@ -117,18 +117,8 @@ done
 
 # A corrupt tile (the one at 64,64 of the dots TIFF, in classic TIFF's tile offsets) is read by
 # one rank: every rank stops with the same error, exit 3, one line, nothing under the output.
-python3 -c "
-import sys
-data = bytearray(open(sys.argv[1], 'rb').read())
-ifd = int.from_bytes(data[4:8], 'little'); count = int.from_bytes(data[ifd:ifd + 2], 'little')
-for k in range(count):
-    e = ifd + 2 + 12 * k
-    if int.from_bytes(data[e:e + 2], 'little') == 324:
-        table = int.from_bytes(data[e + 8:e + 12], 'little')
-        index = 2 * 22 + 2  # tile row 2, column 2 of 22 across (32 x 32 tiles)
-        at = int.from_bytes(data[table + 4 * index:table + 4 * index + 4], 'little')
-        data[at + 2:at + 200] = b'\xff' * 198
-open(sys.argv[2], 'wb').write(data)" "$work/dots.tif" "$work/dots-bad.tif"
+# Tile row 2, column 2 of 22 across (32 x 32 tiles).
+python3 "$(dirname "$0")/../cli/corrupt_tile.py" "$work/dots.tif" "$work/dots-bad.tif" $((2 * 22 + 2))
 for command in "label" "segment --pipeline nuclei"; do
   name=corrupt-tile-${command%% *}
   run "$name" 3 3 $command "$work/dots-bad.tif" "$work/bad-out.tif" --tile 64x64
