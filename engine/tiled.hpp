@@ -261,6 +261,13 @@ struct TiledLabelResult {
 // With `stats`, the regions' statistics against the input's intensities (8- or 16-bit), equal to
 // region_stats() on the whole image.
 //
+// On a group of ranks (TiledOptions::group) each rank labels its run of tiles and keeps its
+// components' sums; the tiles' edges (and the first rows of the components on them) go to every
+// rank, which joins the components on the edges alike; each rank numbers the sets whose first
+// pixel lies in its tiles, from per-(row, tile column) counts summed over the ranks, and the
+// numbers of the sets on edges go to every rank. The statistics meet on rank 0 only: `regions` is
+// rank 0's (empty elsewhere), `components` every rank's.
+//
 // Errors as read_image_region and TiffTileWriter: Error(input) naming the file and the tile for a
 // corrupt tile, Error(resource) for a full disk, and nothing under `output` on any failure.
 TiledLabelResult label_tiled(ExecutionContext const& context, std::string const& input, std::string const& output,

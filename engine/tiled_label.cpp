@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <type_traits>
 #include <variant>
@@ -55,14 +56,15 @@ struct Edges {
   std::vector<std::uint32_t> top_value, bottom_value, left_value, right_value;
 };
 
-// On a group of ranks, after the first pass: what each rank found in its tiles (`mine`) reaches
-// every rank, so that all join the components alike. Each tile's component count (in
-// counts[t + 1]) and edges, and the sums of the tile-local components in tile order (`partials`:
-// this rank's on entry, every rank's on return; ranks own runs of tiles in order, so rank order is
-// tile order).
-void share_first_pass(ProcessGroup const& group, std::vector<std::size_t> const& mine, std::vector<Edges>& edges,
-                      std::vector<std::size_t>& counts, std::vector<RegionTotals>& partials) {
+// On a group of ranks, after the first pass: every tile's component count (in counts[t + 1]) and
+// edges reach every rank, with the first row of each tile-local component on an edge (`edge_rows`:
+// (global index, first row), filled from this rank's `partials`, whose entries are its tiles'
+// components in tile order). Each rank's tile-local sums stay with it (distributed_join).
+void share_edges(ProcessGroup const& group, std::vector<std::size_t> const& mine, std::vector<Edges>& edges,
+                 std::vector<std::size_t>& counts, std::vector<RegionTotals> const& partials,
+                 std::map<std::size_t, std::uint64_t>& edge_rows) {
   std::vector<unsigned char> bytes;
+  std::size_t first = 0;  // this tile's first entry in `partials`
   for (std::size_t t : mine) {
     Edges const& e = edges[t];
     std::uint64_t const n = counts[t + 1];
@@ -70,10 +72,21 @@ void share_first_pass(ProcessGroup const& group, std::vector<std::size_t> const&
     for (auto const* line :
          {&e.top, &e.bottom, &e.left, &e.right, &e.top_value, &e.bottom_value, &e.left_value, &e.right_value})
       detail::append_bytes(bytes, *line);
+    std::vector<std::uint32_t> labels;
+    for (auto const* line : {&e.top, &e.bottom, &e.left, &e.right})
+      for (std::uint32_t l : *line)
+        if (l != 0) labels.push_back(l);
+    std::sort(labels.begin(), labels.end());
+    labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
+    std::vector<std::uint64_t> rows;
+    for (std::uint32_t l : labels) rows.push_back(partials[first + l - 1].y0);
+    detail::append_bytes(bytes, labels);
+    detail::append_bytes(bytes, rows);
+    first += std::size_t(n);
   }
-  detail::append_bytes(bytes, partials);
   std::vector<std::vector<unsigned char>> const all = group.all_gather(bytes);
-  partials.clear();
+  std::vector<std::vector<std::uint32_t>> labels(edges.size());
+  std::vector<std::vector<std::uint64_t>> rows(edges.size());
   for (int r = 0; r < group.size(); ++r) {
     detail::ByteReader in(all[std::size_t(r)]);
     for (std::size_t t : detail::owned_tiles(edges.size(), r, group.size())) {
@@ -83,9 +96,14 @@ void share_first_pass(ProcessGroup const& group, std::vector<std::size_t> const&
       for (auto* line :
            {&e.top, &e.bottom, &e.left, &e.right, &e.top_value, &e.bottom_value, &e.left_value, &e.right_value})
         *line = in.values<std::uint32_t>();
+      labels[t] = in.values<std::uint32_t>();
+      rows[t] = in.values<std::uint64_t>();
     }
-    std::vector<RegionTotals> const theirs = in.values<RegionTotals>();
-    partials.insert(partials.end(), theirs.begin(), theirs.end());
+  }
+  std::size_t offset = 0;
+  for (std::size_t t = 0; t < edges.size(); ++t) {
+    for (std::size_t k = 0; k < labels[t].size(); ++k) edge_rows[offset + labels[t][k] - 1] = rows[t][k];
+    offset += counts[t + 1];
   }
 }
 
@@ -122,6 +140,117 @@ class Components {
   std::vector<RegionTotals> totals_;
   std::vector<std::size_t> parent_;
 };
+
+// The join of label_tiled on a group of ranks, each holding the sums of its own tiles' components
+// (`partials`, in tile order; global index offset[t] + label - 1). Only the components on tile
+// edges are joined, alike on every rank (a union-find over them, keyed by first row and index as
+// Components is); a rank numbers the sets whose least member is among its tiles: a component's
+// number is the count of sets whose first pixel comes before, which per-(first row, tile column)
+// counts summed over the ranks give (the sets with one first row lie in one row of tiles, ordered
+// by tile column and, inside a tile, by label). The numbers of the edges' sets then go to every
+// rank. `number` gets this rank's components' numbers (indexed by global index); with `stats`, rank
+// 0 receives every rank's sums by number and makes `regions` (the other ranks' stay empty).
+// Returns the number of components.
+template <class VisitSeams, class Id>
+index_t join_over_ranks(ProcessGroup const& group, Grid const& grid, std::vector<std::size_t> const& mine,
+                        std::vector<std::size_t> const& offset, std::vector<RegionTotals>& partials,
+                        std::map<std::size_t, std::uint64_t> const& edge_rows, VisitSeams&& visit_seams, Id&& id,
+                        bool stats, std::string const& input, std::vector<Label>& number,
+                        std::vector<RegionStats>& regions) {
+  std::size_t const base = mine.empty() ? 0 : offset[mine.front()];  // this rank's first global index
+  auto own = [&](std::size_t g) { return g >= base && g < base + partials.size(); };
+  // The union-find over the edges' components, node k for global index nodes[k].
+  std::vector<std::size_t> nodes;
+  std::vector<std::uint64_t> first_row;
+  for (auto const& [g, y] : edge_rows) nodes.push_back(g), first_row.push_back(y);
+  std::vector<std::size_t> parent(nodes.size());
+  std::iota(parent.begin(), parent.end(), std::size_t(0));
+  auto node = [&](std::size_t g) {
+    return std::size_t(std::lower_bound(nodes.begin(), nodes.end(), g) - nodes.begin());
+  };
+  auto find = [&](std::size_t k) {
+    while (parent[k] != k) k = parent[k] = parent[parent[k]];
+    return k;
+  };
+  auto before = [&](std::size_t a, std::size_t b) {  // node order: (first row, global index)
+    return first_row[a] != first_row[b] ? first_row[a] < first_row[b] : nodes[a] < nodes[b];
+  };
+  visit_seams(
+      [&](index_t t, std::uint32_t a, index_t u, std::uint32_t b) {
+        if (own(id(t, a))) partials[id(t, a) - base].perimeter -= 1;
+        if (own(id(u, b))) partials[id(u, b) - base].perimeter -= 1;
+      },
+      [&](index_t t, std::uint32_t a, index_t u, std::uint32_t b) {
+        std::size_t x = find(node(id(t, a))), y = find(node(id(u, b)));
+        if (x == y) return;
+        if (before(y, x)) std::swap(x, y);
+        parent[y] = x;
+      });
+  // A component's set's least member (its global index): itself off the edges.
+  auto root_of = [&](std::size_t g) {
+    std::size_t const k = node(g);
+    return k < nodes.size() && nodes[k] == g ? nodes[find(k)] : g;
+  };
+  // Per (first row, tile column): the sets whose least member is there, over all ranks; then the
+  // count of those before each (row, column), the number before the first set there.
+  std::vector<std::uint64_t> before_count(std::size_t(grid.height * grid.across), 0);
+  for (std::size_t t : mine)
+    for (std::size_t g = offset[t]; g < offset[t + 1]; ++g)
+      if (root_of(g) == g)
+        ++before_count[std::size_t(partials[g - base].y0) * std::size_t(grid.across) + t % std::size_t(grid.across)];
+  group.sum(before_count.data(), before_count.size());
+  std::uint64_t total = 0;
+  for (std::uint64_t& count : before_count) {
+    std::uint64_t const here = count;
+    count = total;
+    total += here;
+  }
+  GIGASEG_REQUIRE(total < std::uint64_t(std::numeric_limits<Label>::max()), ErrorKind::resource, input,
+                  "more components than 32-bit labels hold");
+  number.assign(offset.back(), 0);
+  for (std::size_t t : mine)  // labels ascend with the first pixel inside a tile
+    for (std::size_t g = offset[t]; g < offset[t + 1]; ++g)
+      if (root_of(g) == g)
+        number[g] = Label(++before_count[std::size_t(partials[g - base].y0) * std::size_t(grid.across) +
+                                         t % std::size_t(grid.across)]);
+  // The edges' sets' numbers, from the ranks that numbered them.
+  std::vector<unsigned char> bytes;
+  std::vector<std::uint64_t> numbered;
+  for (std::size_t k = 0; k < nodes.size(); ++k)
+    if (find(k) == k && own(nodes[k])) numbered.push_back(nodes[k]), numbered.push_back(number[nodes[k]]);
+  detail::append_bytes(bytes, numbered);
+  for (auto const& theirs : group.all_gather(bytes)) {
+    std::vector<std::uint64_t> const pairs = detail::ByteReader(theirs).values<std::uint64_t>();
+    for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) number[pairs[k]] = Label(pairs[k + 1]);
+  }
+  for (std::size_t g = base; g < base + partials.size(); ++g) number[g] = number[root_of(g)];
+  if (stats) {  // this rank's sums by number, to rank 0
+    std::map<Label, RegionTotals> sums;
+    for (std::size_t g = base; g < base + partials.size(); ++g) sums[number[g]].merge(partials[g - base]);
+    if (group.rank() != 0) {
+      std::vector<Label> labels;
+      std::vector<RegionTotals> totals;
+      for (auto const& [label, sum] : sums) labels.push_back(label), totals.push_back(sum);
+      std::vector<unsigned char> message;
+      detail::append_bytes(message, labels);
+      detail::append_bytes(message, totals);
+      group.send(0, message);
+    } else {
+      std::vector<RegionTotals> totals(total);
+      for (auto const& [label, sum] : sums) totals[label - 1].merge(sum);
+      for (int r = 1; r < group.size(); ++r) {
+        std::vector<unsigned char> const message = group.receive(r);
+        detail::ByteReader in(message);
+        std::vector<Label> const labels = in.values<Label>();
+        std::vector<RegionTotals> const theirs = in.values<RegionTotals>();
+        for (std::size_t k = 0; k < labels.size(); ++k) totals[labels[k] - 1].merge(theirs[k]);
+      }
+      regions.resize(totals.size());
+      for (std::size_t k = 0; k < totals.size(); ++k) regions[k] = totals[k].stats(Label(k + 1));
+    }
+  }
+  return index_t(total);
+}
 
 // Label images for tiles in host memory, reused from tile to tile: a buffer is free again once
 // nothing else holds it (the writer thread has stored the tile it carried). New memory for every
@@ -249,76 +378,91 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
         detail::PipelineWorkers{first_reader.concurrent_reads(threads), 1, &result.report.seconds});
   });
   auto const joining = std::chrono::steady_clock::now();
-  if (detail::group_size(options.group) > 1) share_first_pass(*options.group, mine, edges, offset, partials);
+  bool const shared = detail::group_size(options.group) > 1;
+  std::map<std::size_t, std::uint64_t> edge_rows;  // on a group: the edges' components' first rows
+  if (shared) share_edges(*options.group, mine, edges, offset, partials, edge_rows);
   for (std::size_t t = 0; t < std::size_t(tiles); ++t) offset[t + 1] += offset[t];
 
-  // Join the tile-local components that touch across tile edges and corners. Two 4-adjacent
-  // pixels across a seam in one component are no pixel edge of its perimeter, which each tile
-  // counted as the image's border: one less for each.
-  Components sets(std::move(partials));
-  std::vector<RegionTotals>& all = sets.totals();
+  // The tile-local components that touch across tile edges and corners: adjacent(t, a, u, b) for
+  // each pair of 4-adjacent pixels across a seam in one component (label a of tile t, b of tile u),
+  // touching(t, a, u, b) for each pair that joins two components (8-connectivity: diagonals too).
   auto id = [&](index_t tile, std::uint32_t l) { return offset[std::size_t(tile)] + std::size_t(l) - 1; };
   auto connected = [&](std::uint32_t a, std::uint32_t va, std::uint32_t b, std::uint32_t vb) {
     return a != 0 && b != 0 && (!params.equal_value || va == vb);
   };
   bool const diagonal = params.connectivity == 8;
-  // Joins across one seam: pixel i of tile t's edge `a` touches pixel i of tile u's facing edge
-  // `b`, and i - 1 and i + 1 under 8-connectivity.
-  auto join_seam = [&](index_t t, std::vector<std::uint32_t> const& a, std::vector<std::uint32_t> const& a_value,
-                       index_t u, std::vector<std::uint32_t> const& b, std::vector<std::uint32_t> const& b_value) {
-    std::size_t const n = a.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (connected(a[i], a_value[i], b[i], b_value[i])) {
-        all[id(t, a[i])].perimeter -= 1;
-        all[id(u, b[i])].perimeter -= 1;
+  auto visit_seams = [&](auto&& adjacent, auto&& touching) {
+    // Pixel i of tile t's edge `a` touches pixel i of tile u's facing edge `b`, and i - 1 and
+    // i + 1 under 8-connectivity.
+    auto seam = [&](index_t t, std::vector<std::uint32_t> const& a, std::vector<std::uint32_t> const& a_value,
+                    index_t u, std::vector<std::uint32_t> const& b, std::vector<std::uint32_t> const& b_value) {
+      std::size_t const n = a.size();
+      for (std::size_t i = 0; i < n; ++i) {
+        if (connected(a[i], a_value[i], b[i], b_value[i])) adjacent(t, a[i], u, b[i]);
+        for (std::size_t j = (diagonal && i > 0) ? i - 1 : i; j <= std::min(n - 1, diagonal ? i + 1 : i); ++j)
+          if (connected(a[i], a_value[i], b[j], b_value[j])) touching(t, a[i], u, b[j]);
       }
-      for (std::size_t j = (diagonal && i > 0) ? i - 1 : i; j <= std::min(n - 1, diagonal ? i + 1 : i); ++j)
-        if (connected(a[i], a_value[i], b[j], b_value[j])) sets.join(id(t, a[i]), id(u, b[j]));
-    }
+    };
+    for (index_t r = 0; r < grid.down; ++r)
+      for (index_t c = 0; c < grid.across; ++c) {
+        index_t const t = r * grid.across + c;
+        Edges const& a = edges[std::size_t(t)];
+        if (c + 1 < grid.across) {  // the right neighbour: same rows
+          Edges const& b = edges[std::size_t(t + 1)];
+          seam(t, a.right, a.right_value, t + 1, b.left, b.left_value);
+        }
+        if (r + 1 < grid.down) {  // the neighbour below: same columns
+          index_t const u = t + grid.across;
+          Edges const& b = edges[std::size_t(u)];
+          seam(t, a.bottom, a.bottom_value, u, b.top, b.top_value);
+          if (diagonal && c + 1 < grid.across) {  // the corner below right
+            Edges const& d = edges[std::size_t(u + 1)];
+            if (connected(a.bottom.back(), a.bottom_value.back(), d.top.front(), d.top_value.front()))
+              touching(t, a.bottom.back(), u + 1, d.top.front());
+          }
+          if (diagonal && c > 0) {  // the corner below left
+            Edges const& d = edges[std::size_t(u - 1)];
+            if (connected(a.bottom.front(), a.bottom_value.front(), d.top.back(), d.top_value.back()))
+              touching(t, a.bottom.front(), u - 1, d.top.back());
+          }
+        }
+      }
   };
-  for (index_t r = 0; r < grid.down; ++r)
-    for (index_t c = 0; c < grid.across; ++c) {
-      index_t const t = r * grid.across + c;
-      Edges const& a = edges[std::size_t(t)];
-      if (c + 1 < grid.across) {  // the right neighbour: same rows
-        Edges const& b = edges[std::size_t(t + 1)];
-        join_seam(t, a.right, a.right_value, t + 1, b.left, b.left_value);
-      }
-      if (r + 1 < grid.down) {  // the neighbour below: same columns
-        index_t const u = t + grid.across;
-        Edges const& b = edges[std::size_t(u)];
-        join_seam(t, a.bottom, a.bottom_value, u, b.top, b.top_value);
-        if (diagonal && c + 1 < grid.across) {  // the corner below right
-          Edges const& d = edges[std::size_t(u + 1)];
-          if (connected(a.bottom.back(), a.bottom_value.back(), d.top.front(), d.top_value.front()))
-            sets.join(id(t, a.bottom.back()), id(u + 1, d.top.front()));
-        }
-        if (diagonal && c > 0) {  // the corner below left
-          Edges const& d = edges[std::size_t(u - 1)];
-          if (connected(a.bottom.front(), a.bottom_value.front(), d.top.back(), d.top_value.back()))
-            sets.join(id(t, a.bottom.front()), id(u - 1, d.top.back()));
-        }
-      }
-    }
 
-  // Number the components by their first pixel and reduce their statistics.
-  std::vector<std::size_t> roots;
-  for (std::size_t i = 0; i < all.size(); ++i)
-    if (sets.find(i) == i) roots.push_back(i);
-  std::sort(roots.begin(), roots.end(), [&](std::size_t a, std::size_t b) { return sets.before(a, b); });
-  GIGASEG_REQUIRE(roots.size() < std::size_t(std::numeric_limits<Label>::max()), ErrorKind::resource, input,
-                  "more components than 32-bit labels hold");
-  std::vector<Label> number(all.size(), 0);
-  for (std::size_t k = 0; k < roots.size(); ++k) number[roots[k]] = Label(k + 1);
-  std::vector<RegionTotals> totals(roots.size());
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    number[i] = number[sets.find(i)];
-    totals[number[i] - 1].merge(all[i]);
-  }
-  result.components = index_t(roots.size());
-  if (stats) {
-    result.regions.resize(totals.size());
-    for (std::size_t k = 0; k < totals.size(); ++k) result.regions[k] = totals[k].stats(Label(k + 1));
+  // Two 4-adjacent pixels across a seam in one component are no pixel edge of its perimeter, which
+  // each tile counted as the image's border: one less for each. Components are numbered by their
+  // first pixel, and their statistics reduced.
+  std::vector<Label> number;
+  if (!shared) {
+    Components sets(std::move(partials));
+    std::vector<RegionTotals>& all = sets.totals();
+    visit_seams(
+        [&](index_t t, std::uint32_t a, index_t u, std::uint32_t b) {
+          all[id(t, a)].perimeter -= 1;
+          all[id(u, b)].perimeter -= 1;
+        },
+        [&](index_t t, std::uint32_t a, index_t u, std::uint32_t b) { sets.join(id(t, a), id(u, b)); });
+    std::vector<std::size_t> roots;
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (sets.find(i) == i) roots.push_back(i);
+    std::sort(roots.begin(), roots.end(), [&](std::size_t a, std::size_t b) { return sets.before(a, b); });
+    GIGASEG_REQUIRE(roots.size() < std::size_t(std::numeric_limits<Label>::max()), ErrorKind::resource, input,
+                    "more components than 32-bit labels hold");
+    number.assign(all.size(), 0);
+    for (std::size_t k = 0; k < roots.size(); ++k) number[roots[k]] = Label(k + 1);
+    std::vector<RegionTotals> totals(roots.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      number[i] = number[sets.find(i)];
+      totals[number[i] - 1].merge(all[i]);
+    }
+    result.components = index_t(roots.size());
+    if (stats) {
+      result.regions.resize(totals.size());
+      for (std::size_t k = 0; k < totals.size(); ++k) result.regions[k] = totals[k].stats(Label(k + 1));
+    }
+  } else {
+    result.components = join_over_ranks(*options.group, grid, mine, offset, partials, edge_rows, visit_seams, id, stats,
+                                        input, number, result.regions);
   }
 
   result.report.join_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - joining).count();

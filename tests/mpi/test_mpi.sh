@@ -12,8 +12,9 @@ failures=0
 passes=0
 # Ranks on a 2-core machine: more ranks than cores, one host thread each; as root where CI runs;
 # every rank runs to its end when one fails, so that each rank's exit code is seen.
-mpirun=(mpirun --oversubscribe --allow-run-as-root --mca btl self,vader --mca orte_abort_on_non_zero_status 0
-  -x OMP_NUM_THREADS=1)
+# A run that hangs (ranks waiting for one another) fails after 5 minutes instead of stopping the suite.
+mpirun=(timeout 300 mpirun --oversubscribe --allow-run-as-root --mca btl self,vader
+  --mca orte_abort_on_non_zero_status 0 -x OMP_NUM_THREADS=1)
 
 check() {
   local name=$1
@@ -188,7 +189,7 @@ for seed in 1 2 3 4; do "$gigaseg" demo --size 1200 --seed "$seed" --out "$work/
 for k in $(seq 1 16); do cp "$work/big$(( (k - 1) % 4 + 1 ))/tissue.png" "$work/many/m$k.png"; done
 run many-one-process 0 0 batch --pipeline nuclei --input "$work/many" --output "$work/m1" --stats
 # (mpirun as users run it: a rank that dies ends the job.)
-mpirun --oversubscribe --allow-run-as-root --mca btl self,vader -n 3 "$gigaseg" --threads 1 batch --pipeline nuclei --input "$work/many" --output "$work/mk" --stats \
+timeout 300 mpirun --oversubscribe --allow-run-as-root --mca btl self,vader -n 3 "$gigaseg" --threads 1 batch --pipeline nuclei --input "$work/many" --output "$work/mk" --stats \
   >/dev/null 2>"$work/err" &
 launcher=$!
 for _ in $(seq 300); do
