@@ -61,6 +61,15 @@ for op in nuclei edt; do
     if cmp -s "$work/$op-r0.tif" "$work/$op-r$ranks.tif"; then same=identical; else same=DIFFERENT; fi
     echo "$op: $ranks ranks against one process: $same"
   done
+  # The host backend's single process, against the GPU's.
+  if [ "$op" = nuclei ]; then
+    "$gigaseg" --backend openmp segment "$work/tissue.tif" "$work/$op-host.tif" --pipeline nuclei --tile "$tile" \
+      >/dev/null
+  else
+    "$gigaseg" --backend openmp edt "$work/mask.tif" "$work/$op-host.tif" --tile "$tile" >/dev/null
+  fi
+  if cmp -s "$work/$op-r0.tif" "$work/$op-host.tif"; then same=identical; else same=DIFFERENT; fi
+  echo "$op: the host backend against the GPU: $same"
 done
 python3 - "$out/times.txt" <<'PY'
 import collections, statistics, sys
