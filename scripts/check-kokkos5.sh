@@ -13,7 +13,7 @@ trap 'rm -rf "$gen"' EXIT
 project_version=$(sed -n 's/^project(gigaseg VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
 sed -e "s/@PROJECT_VERSION@/$project_version/" -e "s/@PROJECT_VERSION_MAJOR@/0/" \
     -e "s/@PROJECT_VERSION_MINOR@/0/" -e "s/@PROJECT_VERSION_PATCH@/0/" \
-    -e "s/@GIGASEG_HAVE_CUDA_KERNELS_VALUE@/0/" "$root/cmake/gigaseg_config.hpp.in" >"$gen/gigaseg_config.hpp"
+    -e "s/@GIGASEG_HAVE_CUDA_KERNELS_VALUE@/0/" -e "s/@GIGASEG_HAVE_MPI_VALUE@/0/" "$root/cmake/gigaseg_config.hpp.in" >"$gen/gigaseg_config.hpp"
 # Headers are included as <gigaseg/...>, as in the library's build tree (core/CMakeLists.txt).
 mkdir -p "$gen/include/gigaseg"
 mv "$gen/gigaseg_config.hpp" "$gen/include/gigaseg/"

@@ -9,6 +9,7 @@
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/topology.hpp"
+#include "gigaseg/engine/process_group.hpp"
 #include "gigaseg/gigaseg_config.hpp"
 
 #include <signal.h>
@@ -19,6 +20,8 @@
 #include <cstring>
 #include <algorithm>
 #include <iostream>
+#include <memory>
+#include <optional>
 
 namespace gigaseg::cli {
 
@@ -153,42 +156,49 @@ int main(int argc, char** argv) {
     // are those cores, unless --threads says.
     int device = options.device, threads = options.threads;
     Placement placement;
-    if (ranks.node_size() > 1) {
-      std::vector<DeviceInfo> const gpus = visible_devices();
-      if (device < 0 && !gpus.empty()) device = int(std::size_t(ranks.node_rank()) % gpus.size());
-      std::string near;
-      int index = ranks.node_rank(), sharing = ranks.node_size();
-      if (device >= 0 && std::size_t(device) < gpus.size()) {
-        std::vector<std::string> bus_ids;
-        for (auto const& gpu : gpus) bus_ids.push_back(gpu.pci_bus_id);
-        HostTopology const topology = query_topology(bus_ids);
-        near = topology.gpus[std::size_t(device)].near_cpus;
-        index = sharing = 0;
-        for (int r = 0; r < ranks.node_size(); ++r)
-          if (topology.gpus[std::size_t(r) % gpus.size()].near_cpus == near) {
-            index += r < ranks.node_rank() ? 1 : 0;
-            ++sharing;
-          }
+    std::unique_ptr<Runtime> runtime;
+    std::optional<ExecutionContext> context_slot;
+    // Every rank sets up or none goes on: a rank that cannot (no device, out of memory) fails them
+    // all with its error, instead of leaving the others waiting for it.
+    detail::collectively(ranks.group(), [&] {
+      if (ranks.node_size() > 1) {
+        std::vector<DeviceInfo> const gpus = visible_devices();
+        if (device < 0 && !gpus.empty()) device = int(std::size_t(ranks.node_rank()) % gpus.size());
+        std::string near;
+        int index = ranks.node_rank(), sharing = ranks.node_size();
+        if (device >= 0 && std::size_t(device) < gpus.size()) {
+          std::vector<std::string> bus_ids;
+          for (auto const& gpu : gpus) bus_ids.push_back(gpu.pci_bus_id);
+          HostTopology const topology = query_topology(bus_ids);
+          near = topology.gpus[std::size_t(device)].near_cpus;
+          index = sharing = 0;
+          for (int r = 0; r < ranks.node_size(); ++r)
+            if (topology.gpus[std::size_t(r) % gpus.size()].near_cpus == near) {
+              index += r < ranks.node_rank() ? 1 : 0;
+              ++sharing;
+            }
+        }
+        placement = bind_to_share(near, index, std::max(1, sharing));
+        if (threads < 0) threads = placement.cores;
       }
-      placement = bind_to_share(near, index, std::max(1, sharing));
-      if (threads < 0) threads = placement.cores;
-    }
-    Runtime runtime(RuntimeOptions{threads, device, DevicePoolOptions{}});
-    if (ranks.size() > 1 && device < 0 && !visible_devices().empty()) device = 0;  // Kokkos's default
-    // The writers encode on as many threads as the computation runs on.
-    set_io_threads(threads > 0 ? threads : 0);
-    WriteOptions write_options;
-    write_options.tiff_compression = options.compression == "none"   ? TiffCompression::none
-                                     : options.compression == "zstd" ? TiffCompression::zstd
-                                                                     : TiffCompression::deflate;
-    set_default_write_options(write_options);
-    ContextOptions context_options;
-    context_options.backend = parse_backend(options.backend);
-    if (app.get_option("--small-image-pixels")->count() > 0)  // given, even as an empty string
-      parse_small_image_pixels(options.small_image_pixels, context_options);
+      runtime = std::make_unique<Runtime>(RuntimeOptions{threads, device, DevicePoolOptions{}});
+      if (ranks.size() > 1 && device < 0 && !visible_devices().empty()) device = 0;  // Kokkos's default
+      // The writers encode on as many threads as the computation runs on.
+      set_io_threads(threads > 0 ? threads : 0);
+      WriteOptions write_options;
+      write_options.tiff_compression = options.compression == "none"   ? TiffCompression::none
+                                       : options.compression == "zstd" ? TiffCompression::zstd
+                                                                       : TiffCompression::deflate;
+      set_default_write_options(write_options);
+      ContextOptions context_options;
+      context_options.backend = parse_backend(options.backend);
+      if (app.get_option("--small-image-pixels")->count() > 0)  // given, even as an empty string
+        parse_small_image_pixels(options.small_image_pixels, context_options);
+      context_slot.emplace(context_options);
+    });
     int code = 0;
     {
-      ExecutionContext context(context_options);
+      ExecutionContext& context = *context_slot;
       cli::Session session{options,        context, nlohmann::json::object(), {}, ranks.group(),
                            placement.cpus, device,  ranks.cuda_aware()};
       for (auto& command : commands) {
@@ -216,6 +226,7 @@ int main(int argc, char** argv) {
         if (failed) std::rethrow_exception(failed);
       }
     }
+    context_slot.reset();
     // What went to stdout (a table, the JSON report) must have arrived: a full disk or a closed
     // pipe behind stdout is a resource error, not a silent success.
     errno = 0;

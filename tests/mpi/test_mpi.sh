@@ -145,6 +145,16 @@ check oom-one-rank-two-codes test "$(wc -l <"$work/codes")" -eq 2
 check oom-one-rank-one-line test "$(grep -c '^gigaseg: resource error' "$work/err")" -eq 1
 check oom-one-rank-nothing-left test ! -e "$work/oom.tif"
 
+# A rank that cannot set up (here rank 1 asks for more host threads than Kokkos takes) fails every
+# rank with its error, instead of leaving the others waiting for it.
+rm -f "$work/codes"
+"${mpirun[@]}" -n 2 bash -c 'threads=1; if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then threads=99999; fi
+  "$@" --threads $threads; code=$?; echo "$code" >>"'"$work"'/codes"; exit $code' rank \
+  "$gigaseg" label "$work/dots.tif" "$work/setup.tif" --tile 64x64 >/dev/null 2>"$work/err"
+check setup-failure-exit-2-on-all test "$(sort -u "$work/codes" | tr '\n' ' ')" = "2 "
+check setup-failure-two-codes test "$(wc -l <"$work/codes")" -eq 2
+check setup-failure-one-line test "$(grep -c '^gigaseg: usage error: --threads' "$work/err")" -eq 1
+
 # Commands that run on one process refuse several ranks, each rank with the same usage error.
 run cells-on-ranks 2 2 segment "$work/tissue.tif" "$work/c.tif" --pipeline cells
 check cells-on-ranks-names-option grep -q -- "--pipeline" "$work/err"
@@ -183,29 +193,34 @@ check batch-corrupt-row grep -q "t4.png,\"*error" "$work/bbad/summary.csv"
 check batch-corrupt-others-ok test "$(grep -c ',ok,' "$work/bbad/summary.csv")" -eq 6
 
 # A rank killed in the middle of a batch: the job fails, nothing half-written is left under an
-# output's name, and --resume completes the batch with the single process's outputs.
-mkdir -p "$work/many"
-for seed in 1 2 3 4; do "$gigaseg" demo --size 1200 --seed "$seed" --out "$work/big$seed" >/dev/null; done
-for k in $(seq 1 16); do cp "$work/big$(( (k - 1) % 4 + 1 ))/tissue.png" "$work/many/m$k.png"; done
-run many-one-process 0 0 batch --pipeline nuclei --input "$work/many" --output "$work/m1" --stats
+# output's name, and --resume completes the batch with the single process's outputs. The last
+# image of the killed run is a named pipe nobody writes, so the batch cannot end before the kill
+# on any machine: every other image is done, one rank waits on the pipe, the others for it.
+mkdir -p "$work/many" "$work/pipe"
+for seed in 1 2 3 4; do "$gigaseg" demo --size 600 --seed "$seed" --out "$work/big$seed" >/dev/null; done
+for k in $(seq 1 12); do cp "$work/big$(( (k - 1) % 4 + 1 ))/tissue.png" "$work/many/m$k.png"; done
+mkfifo "$work/pipe/m12.png"
+for k in $(seq 1 12); do echo "many/m$k.png"; done >"$work/all.txt"
+{ for k in $(seq 1 11); do echo "many/m$k.png"; done; echo "pipe/m12.png"; } >"$work/stuck.txt"
+run many-one-process 0 0 batch --pipeline nuclei --input "$work/all.txt" --output "$work/m1" --stats
 # (mpirun as users run it: a rank that dies ends the job.)
-timeout 300 mpirun --oversubscribe --allow-run-as-root --mca btl self,vader -n 3 "$gigaseg" --threads 1 batch --pipeline nuclei --input "$work/many" --output "$work/mk" --stats \
-  >/dev/null 2>"$work/err" &
+timeout 300 mpirun --oversubscribe --allow-run-as-root --mca btl self,vader -n 3 "$gigaseg" --threads 1 batch \
+  --pipeline nuclei --input "$work/stuck.txt" --output "$work/mk" --stats >/dev/null 2>"$work/err" &
 launcher=$!
-for _ in $(seq 300); do
-  [ "$(ls "$work/mk" 2>/dev/null | grep -c '^m.*\.tif$')" -ge 2 ] && break
+for _ in $(seq 1200); do
+  [ "$(ls "$work/mk" 2>/dev/null | grep -c '^m.*\.csv$')" -ge 11 ] && break
   sleep 0.05
 done
-victim=$(pgrep -f "^$gigaseg --threads 1 batch --pipeline nuclei --input $work/many" | tail -1)
+victim=$(pgrep -f "^$gigaseg --threads 1 batch --pipeline nuclei --input $work/stuck.txt" | tail -1)
 kill -9 "$victim" 2>/dev/null
 wait "$launcher"
 check killed-rank-fails-the-job test $? -ne 0
 check killed-rank-no-summary test ! -e "$work/mk/summary.csv"
-check killed-rank-left-work test "$(ls "$work/mk" | grep -c '^m.*\.tif$')" -lt 16
-run resume-after-kill 0 2 batch --pipeline nuclei --input "$work/many" --output "$work/mk" --stats --resume
+check killed-rank-left-work test ! -e "$work/mk/m12.tif"
+run resume-after-kill 0 2 batch --pipeline nuclei --input "$work/all.txt" --output "$work/mk" --stats --resume
 check resume-no-temporaries bash -c "! ls -A '$work/mk' | grep -q -v -E '^(m[0-9]+\.(tif|csv)|summary\.csv)$'"
 check resume-same-summary diff <(summary_rows "$work/m1/summary.csv") <(summary_rows "$work/mk/summary.csv")
-for k in $(seq 1 16); do
+for k in $(seq 1 12); do
   check "resume-m$k" cmp -s "$work/m1/m$k.tif" "$work/mk/m$k.tif"
 done
 
