@@ -26,8 +26,6 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
       a.pipeline.pipeline == "nuclei" || a.pipeline.pipeline == "cells", ErrorKind::usage, "--tile",
       "tiles are for --pipeline nuclei and cells (the " + a.pipeline.pipeline + " pipeline runs in memory)");
   GIGASEG_REQUIRE(a.overlay.empty(), ErrorKind::usage, "--overlay", "an overlay is not written tile by tile");
-  GIGASEG_REQUIRE(a.pipeline.pipeline == "nuclei" || detail::group_size(session.group) <= 1, ErrorKind::usage,
-                  "--pipeline", "the " + a.pipeline.pipeline + " pipeline runs on one process, not over ranks");
   GIGASEG_REQUIRE(format_for_extension(a.output) == ImageFormat::tiff, ErrorKind::usage, a.output,
                   "tiled labels are written to a .tif or .tiff file");
   PipelineParams const params = pipeline_params(a.pipeline);
@@ -114,6 +112,8 @@ Command make_segment_command(CLI::App& parent) {
                       "the overlay is a .png file");
       AtomicOutput check(a.overlay);
     }
+    GIGASEG_REQUIRE(a.pipeline.pipeline == "nuclei" || detail::group_size(session.group) <= 1, ErrorKind::usage,
+                    "--pipeline", "the " + a.pipeline.pipeline + " pipeline runs on one process, not over ranks");
     bool const can_tile = a.pipeline.pipeline == "nuclei" || a.pipeline.pipeline == "cells";
     Tiling const tiling =
         can_tile || !a.tile.empty()

@@ -159,6 +159,9 @@ check setup-failure-one-line test "$(grep -c '^gigaseg: usage error: --threads' 
 run cells-on-ranks 2 2 segment "$work/tissue.tif" "$work/c.tif" --pipeline cells
 check cells-on-ranks-names-option grep -q -- "--pipeline" "$work/err"
 check cells-on-ranks-one-line test "$(wc -l <"$work/err")" -eq 1
+run kmeans-on-ranks 2 2 segment "$work/tissue.tif" "$work/k.tif" --pipeline kmeans
+check kmeans-on-ranks-names-option grep -q -- "--pipeline" "$work/err"
+check kmeans-on-ranks-nothing-left test ! -e "$work/k.tif"
 run watershed-on-ranks 2 2 watershed "$work/tissue.tif" "$work/dots.tif" "$work/w.tif"
 check watershed-on-ranks-one-line test "$(wc -l <"$work/err")" -eq 1
 
