@@ -13,15 +13,6 @@
 
 namespace gigaseg::detail {
 
-int tile_owner(std::size_t tile, std::size_t tiles, int ranks) {
-  // owned_tiles gives rank r the tiles from floor(tiles * r / ranks): the last rank whose first
-  // tile is at most `tile`.
-  int rank = int(std::min<std::size_t>(std::size_t(ranks) - 1, tile * std::size_t(ranks) / tiles));
-  while (rank + 1 < ranks && tiles * std::size_t(rank + 1) / std::size_t(ranks) <= tile) ++rank;
-  while (rank > 0 && tiles * std::size_t(rank) / std::size_t(ranks) > tile) --rank;
-  return rank;
-}
-
 void ByteReader::take(void* to, std::size_t n) {
   GIGASEG_REQUIRE(at_ + n <= bytes_.size(), ErrorKind::internal, "process group",
                   "a message shorter than its contents");

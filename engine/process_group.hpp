@@ -71,8 +71,6 @@ inline std::vector<std::size_t> owned_tiles(std::size_t tiles, int rank, int ran
 inline std::vector<std::size_t> owned_tiles(std::size_t tiles, ProcessGroup const* group) {
   return owned_tiles(tiles, group_rank(group), group_size(group));
 }
-// The rank that computes tile `tile` of `tiles` (owned_tiles).
-int tile_owner(std::size_t tile, std::size_t tiles, int ranks);
 
 // Trivially copyable values as bytes and back, for the group's messages.
 template <class T>

