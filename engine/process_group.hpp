@@ -102,12 +102,25 @@ class ByteReader {
     if (!v.empty()) take(v.data(), v.size() * sizeof(T));
     return v;
   }
+  // Whether every byte has been read.
+  bool done() const noexcept { return at_ >= bytes_.size(); }
 
  private:
   void take(void* to, std::size_t n);
   std::vector<unsigned char> const& bytes_;
   std::size_t at_ = 0;
 };
+
+// Collective: rank 0's `value` on every rank, for the choices every rank must make alike (a
+// scratch image's compression, a band height) where the rank's own view (its free disk, its
+// threads) could differ. Without a group, `value`.
+template <class T>
+T rank0_value(ProcessGroup const* group, T const& value) {
+  if (group_size(group) <= 1) return value;
+  std::vector<unsigned char> bytes;
+  if (group->rank() == 0) append_bytes(bytes, &value, 1);
+  return ByteReader(group->all_gather(bytes)[0]).value<T>();
+}
 
 // Collective: the ranks agree on failure. `failed` is this rank's exception (null when its work
 // succeeded); when any rank failed, every rank throws: the first failed rank its own exception,

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,11 +63,52 @@ AnyHostImage TileReader::read(Region const& region) {
 
 ScratchFile::ScratchFile(std::string const& folder, char const* tag) {
   static std::atomic<unsigned> made{0};
-  path_ = (folder.empty() ? std::string(".") : folder) + "/.gigaseg-scratch-" + std::to_string(::getpid()) + "-" +
-          std::to_string(made.fetch_add(1)) + "-" + tag + ".tif";
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == 0) std::strcpy(host, "host");
+  for (char* c = host; *c != 0; ++c)
+    if (*c == '/') *c = '_';
+  path_ = (folder.empty() ? std::string(".") : folder) + "/.gigaseg-scratch-" + host + "-" +
+          std::to_string(::getpid()) + "-" + std::to_string(made.fetch_add(1)) + "-" + tag + ".tif";
 }
 
-ScratchFile::~ScratchFile() { ::unlink(path_.c_str()); }
+ScratchFile::ScratchFile(std::string const& folder, char const* tag, ProcessGroup const* group)
+    : ScratchFile(folder, tag) {
+  if (group_size(group) <= 1) return;
+  owner_ = group->rank() == 0;
+  std::exception_ptr failed;
+  if (owner_) {
+    try {
+      int const fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      GIGASEG_REQUIRE(fd >= 0, ErrorKind::resource, path_, std::string("cannot be created: ") + std::strerror(errno));
+      ::close(fd);
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  }
+  agree(group, failed);
+  std::vector<unsigned char> name;
+  if (owner_) name.assign(path_.begin(), path_.end());
+  std::vector<std::vector<unsigned char>> const all = group->all_gather(name);
+  path_.assign(all[0].begin(), all[0].end());
+  try {
+    GIGASEG_REQUIRE(owner_ || ::access(path_.c_str(), F_OK) == 0, ErrorKind::usage,
+                    folder.empty() ? std::string(".") : folder,
+                    "is not shared by the ranks (rank " + std::to_string(group->rank()) +
+                        " does not see rank 0's scratch files there); give an output in a folder every rank sees");
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  try {
+    agree(group, failed);
+  } catch (...) {
+    if (owner_) ::unlink(path_.c_str());
+    throw;
+  }
+}
+
+ScratchFile::~ScratchFile() {
+  if (owner_) ::unlink(path_.c_str());
+}
 
 TileStoreFile::TileStoreFile(std::string const& folder, char const* tag, std::size_t slot_bytes)
     : file_(folder, tag), slot_bytes_(slot_bytes) {

@@ -1,6 +1,7 @@
 #pragma once
 // The tile engine's reads: the rectangles of a TIFF's tiles, in the raster order of the tiles.
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/engine/process_group.hpp"
 
 #include <cstddef>
 #include <string>
@@ -33,11 +34,18 @@ class TileReader {
   AnyHostImage band_pixels_;
 };
 
-// A scratch file's name in `folder` (".gigaseg-scratch-PID-N-TAG.tif"; "." when empty): unique in
-// the process and across processes. The file is removed when this object goes.
+// A scratch file's name in `folder` (".gigaseg-scratch-HOST-PID-N-TAG.tif"; "." when empty):
+// unique in the process and across processes and hosts. The file is removed when this object goes.
+//
+// With a group of ranks (ProcessGroup, collective), one name for all of them, rank 0's, for an
+// image rank 0 writes and every rank reads: rank 0 creates the file (empty until written) and
+// removes it; every other rank checks that it sees it, as the ranks then read the image from the
+// folder. A folder the ranks do not share (a local disk on each node) is an Error(usage) naming it
+// on every rank.
 class ScratchFile {
  public:
   ScratchFile(std::string const& folder, char const* tag);
+  ScratchFile(std::string const& folder, char const* tag, ProcessGroup const* group);
   ~ScratchFile();
   ScratchFile(ScratchFile const&) = delete;
   ScratchFile& operator=(ScratchFile const&) = delete;
@@ -45,6 +53,7 @@ class ScratchFile {
 
  private:
   std::string path_;
+  bool owner_ = true;  // removes the file
 };
 
 // Images of tiles kept between the passes of a stage (what a round computed, so that a later pass

@@ -8,6 +8,7 @@
 #include "gigaseg/core/image.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/transfer.hpp"
+#include "gigaseg/engine/process_group.hpp"
 #include "gigaseg/engine/tile_pipeline.hpp"
 #include "gigaseg/engine/tile_reader.hpp"
 
@@ -53,6 +54,23 @@ struct TileGrid {
   }
 };
 
+// The tiles of `grid` whose borders make the rings of the tiles `mine`: those tiles and their eight
+// neighbours, in raster order (what a rank of a group reads of an image for its share).
+inline std::vector<std::size_t> with_neighbours(TileGrid const& grid, std::vector<std::size_t> const& mine) {
+  std::vector<char> kept(std::size_t(grid.tiles()), 0);
+  for (std::size_t t : mine) {
+    index_t const r = index_t(t) / grid.across, c = index_t(t) % grid.across;
+    for (index_t dr = -1; dr <= 1; ++dr)
+      for (index_t dc = -1; dc <= 1; ++dc)
+        if (r + dr >= 0 && r + dr < grid.down && c + dc >= 0 && c + dc < grid.across)
+          kept[std::size_t((r + dr) * grid.across + c + dc)] = 1;
+  }
+  std::vector<std::size_t> tiles;
+  for (std::size_t t = 0; t < kept.size(); ++t)
+    if (kept[t]) tiles.push_back(t);
+  return tiles;
+}
+
 // Reads the tiles of a TIFF on `grid` each with its ring of one pixel (grid.ringed(core), what
 // read_image_region would give for it) while decoding only the core's own rectangle: the ring of a
 // tile lies in its eight neighbours, whose file blocks the region would otherwise decode whole
@@ -62,13 +80,18 @@ struct TileGrid {
 class RingedTileReader {
  public:
   RingedTileReader(std::string path, TileGrid const& grid, int threads)
+      : RingedTileReader(path, grid, threads, every_tile(grid)) {}
+  // Only the tiles `mine` will be read (a rank's share): the first pass reads them and their
+  // neighbours.
+  RingedTileReader(std::string path, TileGrid const& grid, int threads, std::vector<std::size_t> const& mine)
       : grid_(grid), reader_(path, image_shape(path), grid.tile_width, grid.tile_height) {
     borders_.resize(std::size_t(grid.tiles()));
+    std::vector<std::size_t> const kept = with_neighbours(grid, mine);
     TileReader first(path, image_shape(path), grid.tile_width, grid.tile_height);
     pipeline_tiles(
-        std::size_t(grid.tiles()), [&](std::size_t t) { return first.read(grid.core(index_t(t))); },
-        [&](std::size_t t, AnyHostImage&& core) {
-          keep(index_t(t), core);
+        kept.size(), [&](std::size_t i) { return first.read(grid.core(index_t(kept[i]))); },
+        [&](std::size_t i, AnyHostImage&& core) {
+          keep(index_t(kept[i]), core);
           return 0;
         },
         [](std::size_t, int) {}, PipelineWorkers{first.concurrent_reads(threads), 1, nullptr});
@@ -76,7 +99,7 @@ class RingedTileReader {
   // The reads that may run at once (TileReader::concurrent_reads): read() is then safe from as
   // many threads.
   int concurrent_reads(int threads) const { return reader_.concurrent_reads(threads); }
-  // Tile t and its ring, clipped to the image.
+  // Tile t (one of `mine`) and its ring, clipped to the image.
   AnyHostImage read(index_t t) {
     Region const core = grid_.core(t), ringed = grid_.ringed(core);
     AnyHostImage const inside = reader_.read(core);
@@ -114,6 +137,11 @@ class RingedTileReader {
   }
 
  private:
+  static std::vector<std::size_t> every_tile(TileGrid const& grid) {
+    std::vector<std::size_t> all(std::size_t(grid.tiles()));
+    for (std::size_t t = 0; t < all.size(); ++t) all[t] = t;
+    return all;
+  }
   // A tile's first and last row and column, as bytes.
   struct Border {
     std::vector<unsigned char> top, bottom, left, right;
@@ -257,71 +285,107 @@ std::vector<std::remove_const_t<T>> border_of(Space const& space,
 // Rounds over the tiles of `grid` until no tile's ring changes: round 1 computes every tile, each
 // later round the tiles next to a border that changed in the round before, in raster order (a
 // tile sees the borders computed before it in its round). read(t) reads tile t's inputs (on
-// `readers` threads at once, ahead); compute(t, input) computes it with its ring from `seams` and returns its border
-// (border_of's order), which goes into the seams. Returns the rounds and the tiles computed.
+// `readers` threads at once, ahead); compute(t, input) computes it with its ring from `seams` and
+// returns its border (border_of's order), which goes into the seams. Returns the rounds and the
+// tiles computed.
+//
+// On a group of ranks each rank computes only its tiles (owned_tiles) and keeps the seams of the
+// whole image: after each round the borders that changed meet on every rank (all_gather), marking
+// the rank's tiles beside them, and the rounds end when no rank has a tile to compute. Every tile's
+// last computation then saw its final ring, as on one process: the fixpoint of the monotone updates
+// does not depend on the order the tiles were computed in. The counts are the whole group's.
 struct RoundsDone {
   index_t rounds = 0, computations = 0;
 };
 template <class V, class Read, class Compute>
 RoundsDone ring_rounds(TileGrid const& grid, Seams<V>& seams, Read&& read, Compute&& compute, StageSeconds* seconds,
-                       std::function<void(index_t, index_t)> const& progress = {}, int readers = 1) {
+                       std::function<void(index_t, index_t)> const& progress = {}, int readers = 1,
+                       ProcessGroup const* group = nullptr) {
+  static_assert(std::is_trivially_copyable<V>::value, "seam values travel between ranks as bytes");
   index_t const tiles = grid.tiles();
-  std::vector<char> dirty(std::size_t(tiles), 1);
+  bool const shared = group_size(group) > 1;
+  std::vector<char> dirty(std::size_t(tiles), 0), mine(std::size_t(tiles), 0);
+  for (std::size_t t : owned_tiles(std::size_t(tiles), group)) dirty[t] = mine[t] = 1;
   auto mark = [&](index_t r, index_t c) {
     if (r >= 0 && r < grid.down && c >= 0 && c < grid.across) dirty[std::size_t(r * grid.across + c)] = 1;
+  };
+  // Tile t's border into the seams, its neighbours beyond a side that changed marked; whether any did.
+  auto store = [&](index_t t, std::vector<V> const& border) {
+    Region const core = grid.core(t);
+    index_t const r = t / grid.across, c = t % grid.across;
+    // Which sides changed, judged before any is stored: a corner pixel lies on two sides, and
+    // storing one side first would hide the other's change (and its neighbours' marks).
+    auto at = [&](int side, index_t j, index_t& y, index_t& x) {
+      y = side == 0 ? core.y : side == 1 ? core.y + core.height - 1 : core.y + j;
+      x = side == 2 ? core.x : side == 3 ? core.x + core.width - 1 : core.x + j;
+    };
+    GIGASEG_REQUIRE(border.size() == std::size_t(2 * (core.width + core.height)), ErrorKind::internal, "ring_rounds",
+                    "a tile's border has the wrong length");
+    bool changed[4] = {false, false, false, false};
+    std::size_t k = 0;
+    for (int side = 0; side < 4; ++side) {
+      index_t const n = side < 2 ? core.width : core.height;
+      for (index_t j = 0; j < n; ++j, ++k) {
+        index_t y, x;
+        at(side, j, y, x);
+        changed[side] = changed[side] || !(seams.get(y, x) == border[k]);
+      }
+    }
+    k = 0;
+    for (int side = 0; side < 4; ++side) {
+      index_t const n = side < 2 ? core.width : core.height;
+      for (index_t j = 0; j < n; ++j, ++k) {
+        index_t y, x;
+        at(side, j, y, x);
+        seams.put(y, x, border[k]);
+      }
+      if (!changed[side]) continue;
+      for (index_t d = -1; d <= 1; ++d) {  // the neighbours beyond that side, corners included
+        if (side == 0) mark(r - 1, c + d);
+        if (side == 1) mark(r + 1, c + d);
+        if (side == 2) mark(r + d, c - 1);
+        if (side == 3) mark(r + d, c + 1);
+      }
+    }
+    return changed[0] || changed[1] || changed[2] || changed[3];
   };
   RoundsDone done;
   for (;;) {
     std::vector<index_t> todo;
     for (index_t t = 0; t < tiles; ++t)
-      if (dirty[std::size_t(t)]) todo.push_back(t);
-    if (todo.empty()) return done;
+      if (dirty[std::size_t(t)] && mine[std::size_t(t)]) todo.push_back(t);
+    std::uint64_t pending = todo.size();
+    if (shared) group->sum(&pending, 1);
+    if (pending == 0) return done;
     ++done.rounds;
-    done.computations += index_t(todo.size());
-    pipeline_tiles(
-        todo.size(), [&](std::size_t i) { return read(todo[i]); },
-        [&](std::size_t i, auto&& input) {
-          index_t const t = todo[i];
-          dirty[std::size_t(t)] = 0;
-          Region const core = grid.core(t);
-          std::vector<V> const border = compute(t, std::move(input));
-          index_t const r = t / grid.across, c = t % grid.across;
-          // Which sides changed, judged before any is stored: a corner pixel lies on two sides, and
-          // storing one side first would hide the other's change (and its neighbours' marks).
-          auto at = [&](int side, index_t j, index_t& y, index_t& x) {
-            y = side == 0 ? core.y : side == 1 ? core.y + core.height - 1 : core.y + j;
-            x = side == 2 ? core.x : side == 3 ? core.x + core.width - 1 : core.x + j;
-          };
-          bool changed[4] = {false, false, false, false};
-          std::size_t k = 0;
-          for (int side = 0; side < 4; ++side) {
-            index_t const n = side < 2 ? core.width : core.height;
-            for (index_t j = 0; j < n; ++j, ++k) {
-              index_t y, x;
-              at(side, j, y, x);
-              changed[side] = changed[side] || !(seams.get(y, x) == border[k]);
+    done.computations += index_t(pending);
+    std::vector<unsigned char> changed;  // (tile, border) of this rank's tiles whose border changed
+    collectively(group, [&] {
+      pipeline_tiles(
+          todo.size(), [&](std::size_t i) { return read(todo[i]); },
+          [&](std::size_t i, auto&& input) {
+            index_t const t = todo[i];
+            dirty[std::size_t(t)] = 0;
+            std::vector<V> const border = compute(t, std::move(input));
+            if (store(t, border) && shared) {
+              std::uint64_t const tile = std::uint64_t(t);
+              append_bytes(changed, &tile, 1);
+              append_bytes(changed, border);
             }
-          }
-          k = 0;
-          for (int side = 0; side < 4; ++side) {
-            index_t const n = side < 2 ? core.width : core.height;
-            for (index_t j = 0; j < n; ++j, ++k) {
-              index_t y, x;
-              at(side, j, y, x);
-              seams.put(y, x, border[k]);
-            }
-            if (!changed[side]) continue;
-            for (index_t d = -1; d <= 1; ++d) {  // the neighbours beyond that side, corners included
-              if (side == 0) mark(r - 1, c + d);
-              if (side == 1) mark(r + 1, c + d);
-              if (side == 2) mark(r + d, c - 1);
-              if (side == 3) mark(r + d, c + 1);
-            }
-          }
-          if (progress) progress(index_t(i) + 1, index_t(todo.size()));
-          return 0;
-        },
-        [](std::size_t, int) {}, PipelineWorkers{readers, 1, seconds});
+            if (progress) progress(index_t(i) + 1, index_t(todo.size()));
+            return 0;
+          },
+          [](std::size_t, int) {}, PipelineWorkers{readers, 1, seconds});
+    });
+    if (!shared) continue;
+    std::vector<std::vector<unsigned char>> const all = group->all_gather(changed);
+    for (int from = 0; from < group->size(); ++from) {
+      if (from == group->rank()) continue;
+      for (ByteReader in(all[std::size_t(from)]); !in.done();) {
+        index_t const t = index_t(in.value<std::uint64_t>());
+        store(t, in.values<V>());
+      }
+    }
   }
 }
 

@@ -58,11 +58,13 @@ struct TiledOptions {
   // Called after each tile of each pass with (tiles done, tiles in all passes); for progress bars.
   std::function<void(index_t, index_t)> progress;
   // The processes that share the run (engine/process_group.hpp), each calling the same driver with
-  // the same arguments; null: this process alone. Each rank computes its run of tiles, and rank 0
-  // writes the output, equal byte for byte to one process's. filter_tiled, histogram_tiled,
-  // label_tiled, segment_nuclei_tiled and distance_tiled (its bands) are distributed; the other drivers take one
-  // process and refuse a group of more (Error(usage) naming TiledOptions::group). On a group, progress counts this
-  // rank's tiles.
+  // the same arguments; null: this process alone. Each rank computes its run of tiles (distance_tiled:
+  // of bands), and rank 0 writes the output, equal byte for byte to one process's. Every driver here
+  // is distributed. The drivers that keep scratch images (distance_markers_tiled and
+  // segment_cells_tiled) keep them in the output's folder, which every rank must then see (a
+  // folder they do not share is an Error(usage) naming it); the statistics (region_stats_tiled,
+  // and the regions of the results) are rank 0's, empty on the others. On a group, progress counts
+  // this rank's tiles.
   ProcessGroup const* group = nullptr;
 };
 
@@ -127,13 +129,6 @@ inline void require_tile_sizes(TiledOptions const& options) {
                       options.tile_height % 16 == 0,
                   ErrorKind::usage, "TiledOptions::tile_width",
                   "tile sizes must be multiples of 16 (they are the output's TIFF tiles)");
-}
-
-// Error(usage) naming TiledOptions::group when `options` share the run with other processes:
-// `driver` (its name) runs on one.
-inline void require_one_process(TiledOptions const& options, char const* driver) {
-  GIGASEG_REQUIRE(detail::group_size(options.group) <= 1, ErrorKind::usage, "TiledOptions::group",
-                  std::string(driver) + " runs on one process; it is not distributed over ranks");
 }
 
 // The reading threads of a pass whose tiles carry several images or a ring (the rounds, the

@@ -1,10 +1,13 @@
 // The marker-based watershed under tiling (engine/tiled.hpp, watershed_tiled): rounds of tiles,
 // each relaxed with a ring of its neighbours' border keys and labels (watershed_tile), until no
 // border changes; then a last pass writes every tile's labels as its last computation left them.
+// On a group of ranks each rank relaxes its own tiles and the changed borders meet after each
+// round (detail::ring_rounds).
 #include "gigaseg/algorithms/watershed.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
 #include "gigaseg/engine/on_backend.hpp"
+#include "gigaseg/engine/process_group.hpp"
 #include "gigaseg/engine/tile_pipeline.hpp"
 #include "gigaseg/engine/tile_reader.hpp"
 #include "gigaseg/engine/tile_rings.hpp"
@@ -13,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -42,7 +46,6 @@ struct RingedTile {
 TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::string const& relief,
                                      std::string const& markers, std::string const& mask, std::string const& output,
                                      WatershedParams const& params, TiledOptions const& options) {
-  detail::require_one_process(options, "watershed_tiled");
   detail::require_tile_sizes(options);
   GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage,
                   "WatershedParams::connectivity", "connectivity must be 4 or 8");
@@ -61,21 +64,31 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
   TiledWatershedResult result;
   result.report.tiles = tiles;
   detail::Seams<KeyLabel> seams(grid, KeyLabel{});
+  std::vector<std::size_t> const mine = detail::owned_tiles(std::size_t(tiles), options.group);
+  result.report.rank_tiles = index_t(mine.size());
+  for (std::size_t t : mine) result.report.rank_pixels += grid.core(index_t(t)).width * grid.core(index_t(t)).height;
   int const threads = options.threads > 0 ? options.threads : io_threads();
-  detail::RingedTileReader relief_reader(relief, grid, threads), marker_reader(markers, grid, threads);
-  std::optional<detail::RingedTileReader> mask_reader;
-  if (!mask.empty()) mask_reader.emplace(mask, grid, threads);
+  std::optional<detail::RingedTileReader> relief_reader, marker_reader, mask_reader;
+  // The labels of each tile's last computation: its ring did not change after it (else the tile
+  // would have been computed again), so they are its final labels.
+  std::unique_ptr<detail::TileStore<Label>> stored;
+  detail::collectively(options.group, [&] {
+    relief_reader.emplace(relief, grid, threads, mine);
+    marker_reader.emplace(markers, grid, threads, mine);
+    if (!mask.empty()) mask_reader.emplace(mask, grid, threads, mine);
+    stored = std::make_unique<detail::TileStore<Label>>(detail::folder_of(output), "watershed-labels", tw * th);
+  });
   detail::DevicePeak const device_peak;
   // The reads run on several threads at once: the bytes they count are added up atomically.
   std::atomic<std::size_t> bytes_read{0};
   int const readers =
-      detail::ring_readers(std::min(relief_reader.concurrent_reads(threads),
-                                    std::min(marker_reader.concurrent_reads(threads),
+      detail::ring_readers(std::min(relief_reader->concurrent_reads(threads),
+                                    std::min(marker_reader->concurrent_reads(threads),
                                              mask_reader ? mask_reader->concurrent_reads(threads) : threads)));
   auto read = [&](index_t t) {
     Region const core = grid.core(t), extended = grid.ringed(core);
     RingedTile tile;
-    AnyHostImage const r = relief_reader.read(t);
+    AnyHostImage const r = relief_reader->read(t);
     bytes_read += std::size_t(extended.width * extended.height * bytes_per_pixel(pixel_type(r)));
     auto same = [](auto v) { return v; };
     char const* const bad_relief = "the relief must be 8/16-bit or float, not ";
@@ -86,7 +99,7 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
     else
       tile.relief = detail::ringed_copy<std::uint8_t, true>(r, core, extended, same, relief, bad_relief);
     auto as_label = [](auto v) -> std::enable_if_t<std::is_unsigned<decltype(v)>::value, Label> { return Label(v); };
-    tile.markers = detail::ringed_copy<Label, false>(marker_reader.read(t), core, extended, as_label, markers,
+    tile.markers = detail::ringed_copy<Label, false>(marker_reader->read(t), core, extended, as_label, markers,
                                                      "the markers must be an 8, 16 or 32-bit label image, not ");
     if (mask_reader) {
       auto inside = [](auto v) -> std::enable_if_t<std::is_arithmetic<decltype(v)>::value, std::uint8_t> {
@@ -105,9 +118,6 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
     return tile;
   };
 
-  // The labels of each tile's last computation: its ring did not change after it (else the tile
-  // would have been computed again), so they are its final labels.
-  detail::TileStore<Label> stored(detail::folder_of(output), "watershed-labels", tw * th);
   // Tile t on the backend, with its ring from the seams: its labels into `stored`, its border keys
   // and labels (detail::border_of's order) returned.
   auto compute = [&](index_t t, RingedTile&& tile) {
@@ -135,7 +145,7 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
           },
           tile.relief);
       space.fence();
-      stored.put(t, download(space, out.roi(1, 1, core.width, core.height)));
+      stored->put(t, download(space, out.roi(1, 1, core.width, core.height)));
       std::vector<std::uint64_t> const k = detail::border_of(space, keys);
       std::vector<Label> const l = detail::border_of(space, out);
       for (std::size_t i = 0; i < k.size(); ++i) border.push_back(KeyLabel{k[i], l[i]});
@@ -148,28 +158,32 @@ TiledWatershedResult watershed_tiled(ExecutionContext const& context, std::strin
 
   // Rounds until no border changes (detail::ring_rounds).
   detail::RoundsDone const rounds =
-      detail::ring_rounds(grid, seams, read, compute, &result.report.seconds, options.progress, readers);
+      detail::ring_rounds(grid, seams, read, compute, &result.report.seconds, options.progress, readers, options.group);
   result.rounds = rounds.rounds;
   result.tile_computations = rounds.computations;
 
-  // The last pass: every tile's stored labels written.
-  TiffTileWriter writer(output, width, height, PixelType::u32, tw, th, options.write);
-  detail::pipeline_tiles(
-      std::size_t(tiles),
-      [&](std::size_t t) {
-        Region const core = grid.core(index_t(t));
-        return stored.get(index_t(t), core.width, core.height);
-      },
-      [&](std::size_t t, HostImage<Label>&& labels) {
-        result.report.pixel_bytes_written += std::size_t(labels.width() * labels.height()) * sizeof(Label);
-        if (options.progress) options.progress(index_t(t) + 1, tiles);
-        return std::move(labels);
-      },
-      [&](std::size_t t, HostImage<Label>&& labels) {
-        writer.write_tile(index_t(t) % across, index_t(t) / across, labels);
-      },
-      detail::PipelineWorkers{threads, threads, &result.report.seconds});
-  writer.commit();
+  // The last pass: every tile's stored labels written (this rank's tiles; rank 0 writes the file).
+  std::unique_ptr<detail::SharedTileWriter> writer;
+  detail::collectively(options.group, [&] {
+    writer = std::make_unique<detail::SharedTileWriter>(options.group, output, width, height, PixelType::u32, tw, th,
+                                                        options.write);
+    detail::pipeline_tiles(
+        mine.size(),
+        [&](std::size_t i) {
+          Region const core = grid.core(index_t(mine[i]));
+          return stored->get(index_t(mine[i]), core.width, core.height);
+        },
+        [&](std::size_t i, HostImage<Label>&& labels) {
+          result.report.pixel_bytes_written += std::size_t(labels.width() * labels.height()) * sizeof(Label);
+          if (options.progress) options.progress(index_t(i) + 1, index_t(mine.size()));
+          return std::move(labels);
+        },
+        [&](std::size_t i, HostImage<Label>&& labels) {
+          writer->write_tile(index_t(mine[i]) % across, index_t(mine[i]) / across, labels);
+        },
+        detail::PipelineWorkers{threads, threads, &result.report.seconds});
+  });
+  writer->commit();
   result.report.pixel_bytes_read += bytes_read;
   result.report.passes = result.rounds + 1;
   return result;

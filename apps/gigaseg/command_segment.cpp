@@ -112,8 +112,8 @@ Command make_segment_command(CLI::App& parent) {
                       "the overlay is a .png file");
       AtomicOutput check(a.overlay);
     }
-    GIGASEG_REQUIRE(a.pipeline.pipeline == "nuclei" || detail::group_size(session.group) <= 1, ErrorKind::usage,
-                    "--pipeline", "the " + a.pipeline.pipeline + " pipeline runs on one process, not over ranks");
+    GIGASEG_REQUIRE(a.pipeline.pipeline != "kmeans" || detail::group_size(session.group) <= 1, ErrorKind::usage,
+                    "--pipeline", "the kmeans pipeline runs on one process, not over ranks");
     bool const can_tile = a.pipeline.pipeline == "nuclei" || a.pipeline.pipeline == "cells";
     Tiling const tiling =
         can_tile || !a.tile.empty()

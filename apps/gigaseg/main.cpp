@@ -70,7 +70,7 @@ int fail(std::string const& message, int code) {
 // The commands that split their work over ranks (tile by tile); the others run on one process.
 bool distributed_command(std::string const& name) {
   for (char const* c : {"info", "histogram", "threshold", "median", "gaussian", "sobel", "morph", "convolve", "label",
-                        "segment", "batch", "edt"})
+                        "segment", "batch", "edt", "watershed"})
     if (name == c) return true;
   return false;
 }
@@ -148,7 +148,8 @@ int main(int argc, char** argv) {
           !command.app->parsed() || ranks.size() == 1 || distributed_command(command.name), ErrorKind::usage,
           command.name,
           "runs on one process, not on " + std::to_string(ranks.size()) +
-              " ranks (distributed: histogram, threshold, the filters, label, edt, segment --pipeline nuclei, batch)");
+              " ranks (distributed: histogram, threshold, the filters, label, edt, watershed, segment --pipeline "
+              "nuclei or cells, batch)");
     // Ranks sharing a node take its GPUs in turn, unless --device names one (a launcher that gives
     // each rank its own GPU, as Slurm's --gpus-per-task does, leaves each one visible GPU), and
     // are bound to the cores near their GPU, shared evenly with the node's other ranks near the same

@@ -65,6 +65,30 @@ python3 -c "
 import sys; w, h = 500, 700
 open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + bytes(0 if x < 3 and y < 3 else 255 for y in range(h) for x in range(w)))" "$work/far.pgm"
 "$gigaseg" convert "$work/far.pgm" "$work/far.tif" --tiff-tile 32 >/dev/null || exit 1
+# Watershed plateaus that cross every rank border: a relief of three gray levels in blocks larger
+# than the tiles, flooded from a few markers (the components of sparse dots) inside a mask.
+python3 -c "
+import sys; w, h = 640, 480
+open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + bytes(40 * ((x // 150 + y // 130) % 3) for y in range(h) for x in range(w)))" "$work/plateaus.pgm"
+"$gigaseg" convert "$work/plateaus.pgm" "$work/plateaus.tif" --tiff-tile 32 >/dev/null || exit 1
+python3 -c "
+import random, sys; w, h = 640, 480; r = random.Random(7)
+open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + bytes(255 if r.random() < 0.0004 else 0 for _ in range(w * h)))" "$work/seeds.pgm"
+"$gigaseg" convert "$work/seeds.pgm" "$work/seeds.tif" --tiff-tile 32 >/dev/null || exit 1
+"$gigaseg" label "$work/seeds.tif" "$work/markers.tif" >/dev/null || exit 1
+python3 -c "
+import sys; w, h = 640, 480
+open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + bytes(0 if (x - 500) ** 2 + (y - 100) ** 2 < 60 ** 2 else 255 for y in range(h) for x in range(w)))" "$work/holed.pgm"
+"$gigaseg" convert "$work/holed.pgm" "$work/holed.tif" --tiff-tile 32 >/dev/null || exit 1
+# One bright blob across every tile, touching two others: the cells pipeline's distances, markers
+# and flooding all cross every rank border.
+python3 -c "
+import sys; w, h = 700, 600
+def v(x, y):
+    d = min((x - 350) ** 2 + (y - 300) ** 2 - 260 ** 2, (x - 80) ** 2 + (y - 80) ** 2 - 70 ** 2, (x - 640) ** 2 + (y - 540) ** 2 - 90 ** 2)
+    return 200 if d < 0 else 30
+open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + bytes(v(x, y) for y in range(h) for x in range(w)))" "$work/blob.pgm"
+"$gigaseg" convert "$work/blob.pgm" "$work/blob.tif" --tiff-tile 32 >/dev/null || exit 1
 
 # name|arguments (OUT and CSV stand for the outputs)
 cases=(
@@ -78,6 +102,11 @@ cases=(
   "sobel|--compression none sobel $work/tissue.tif OUT --tile 96x96"
   "edt|edt $work/dots.tif OUT --tile 64x48"
   "edt-far|edt $work/far.tif OUT --tile 96x32"
+  "cells|segment $work/tissue.tif OUT --pipeline cells --tile 128x96 --stats CSV"
+  "cells8|segment $work/tissue.tif OUT --pipeline cells --connectivity 8 --min-area 40 --tile 64x64 --stats CSV"
+  "cells-blob|segment $work/blob.tif OUT --pipeline cells --min-separation 0 --tile 64x48 --stats CSV"
+  "watershed4|watershed $work/plateaus.tif $work/markers.tif OUT --tile 64x48"
+  "watershed8-mask|watershed $work/plateaus.tif $work/markers.tif OUT --mask $work/holed.tif --connectivity 8 --tile 96x64"
 )
 for entry in "${cases[@]}"; do
   name=${entry%%|*}
@@ -120,8 +149,8 @@ done
 # one rank: every rank stops with the same error, exit 3, one line, nothing under the output.
 # Tile row 2, column 2 of 22 across (32 x 32 tiles).
 python3 "$(dirname "$0")/../cli/corrupt_tile.py" "$work/dots.tif" "$work/dots-bad.tif" $((2 * 22 + 2))
-for command in "label" "segment --pipeline nuclei"; do
-  name=corrupt-tile-${command%% *}
+for command in "label" "segment --pipeline nuclei" "segment --pipeline cells"; do
+  name=corrupt-tile-${command##* }
   run "$name" 3 3 $command "$work/dots-bad.tif" "$work/bad-out.tif" --tile 64x64
   check "$name-one-line" test "$(wc -l <"$work/err")" -eq 1
   check "$name-names-file-and-tile" grep -q "dots-bad.tif.*tile at 64,64" "$work/err"
@@ -156,14 +185,12 @@ check setup-failure-two-codes test "$(wc -l <"$work/codes")" -eq 2
 check setup-failure-one-line test "$(grep -c '^gigaseg: usage error: --threads' "$work/err")" -eq 1
 
 # Commands that run on one process refuse several ranks, each rank with the same usage error.
-run cells-on-ranks 2 2 segment "$work/tissue.tif" "$work/c.tif" --pipeline cells
-check cells-on-ranks-names-option grep -q -- "--pipeline" "$work/err"
-check cells-on-ranks-one-line test "$(wc -l <"$work/err")" -eq 1
 run kmeans-on-ranks 2 2 segment "$work/tissue.tif" "$work/k.tif" --pipeline kmeans
 check kmeans-on-ranks-names-option grep -q -- "--pipeline" "$work/err"
+check kmeans-on-ranks-one-line test "$(wc -l <"$work/err")" -eq 1
 check kmeans-on-ranks-nothing-left test ! -e "$work/k.tif"
-run watershed-on-ranks 2 2 watershed "$work/tissue.tif" "$work/dots.tif" "$work/w.tif"
-check watershed-on-ranks-one-line test "$(wc -l <"$work/err")" -eq 1
+run kmeans-on-ranks 2 2 kmeans "$work/tissue.tif" "$work/k.tif"
+check kmeans-command-on-ranks-one-line test "$(wc -l <"$work/err")" -eq 1
 
 # batch over ranks: the images handed out as the ranks ask; every image's labels and statistics
 # equal to one process's batch, one summary.csv (rank 0's) with every image's row.
