@@ -184,6 +184,24 @@ check setup-failure-exit-2-on-all test "$(sort -u "$work/codes" | tr '\n' ' ')" 
 check setup-failure-two-codes test "$(wc -l <"$work/codes")" -eq 2
 check setup-failure-one-line test "$(grep -c '^gigaseg: usage error: --threads' "$work/err")" -eq 1
 
+# The cells pipeline over ranks keeps its scratch images in the output's folder, which every rank
+# must see: rank 1 given a private folder of that name (a tmpfs mounted in a mount namespace of its
+# own, as root) makes every rank exit 2 with one line naming the folder, and nothing is left there.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+  mkdir -p "$work/private"
+  rm -f "$work/codes"
+  "${mpirun[@]}" -n 2 bash -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then
+      unshare -m sh -c "mount -t tmpfs none \"$1\" && exec \"\$0\" \"\$@\"" "${@:2}"
+    else "${@:2}"; fi; code=$?; echo "$code" >>"'"$work"'/codes"; exit $code' rank "$work/private" \
+    "$gigaseg" --threads 1 segment "$work/tissue.tif" "$work/private/c.tif" --pipeline cells --tile 128x96 \
+    >/dev/null 2>"$work/err"
+  check unshared-folder-exit-2-on-all test "$(sort -u "$work/codes" | tr '\n' ' ')" = "2 "
+  check unshared-folder-two-codes test "$(wc -l <"$work/codes")" -eq 2
+  check unshared-folder-one-line test "$(grep -c 'private: is not shared by the ranks' "$work/err")" -eq 1
+  check unshared-folder-usage-error grep -q '^gigaseg: usage error: ' "$work/err"
+  check unshared-folder-nothing-left test -z "$(ls -A "$work/private")"
+fi
+
 # Commands that run on one process refuse several ranks, each rank with the same usage error.
 run kmeans-on-ranks 2 2 segment "$work/tissue.tif" "$work/k.tif" --pipeline kmeans
 check kmeans-on-ranks-names-option grep -q -- "--pipeline" "$work/err"
