@@ -174,11 +174,12 @@ void TileStoreFile::get(index_t t, void* first, index_t rows, std::size_t row_by
       ErrorKind::internal, file_.path(), std::string("cannot be read back: ") + std::strerror(errno));
 }
 
-WriteOptions scratch_write_options(std::string const& folder, double bytes) {
+WriteOptions scratch_write_options(std::string const& folder, double bytes, ProcessGroup const* group) {
   WriteOptions write;
   write.tiff_compression = TiffCompression::none;
   struct statvfs disk {};
-  if (::statvfs(folder.c_str(), &disk) == 0 && bytes > 0.5 * double(disk.f_bavail) * double(disk.f_frsize)) {
+  if (group_size(group) > 1 ||
+      (::statvfs(folder.c_str(), &disk) == 0 && bytes > 0.5 * double(disk.f_bavail) * double(disk.f_frsize))) {
     write.tiff_compression = TiffCompression::zstd;
     write.compression_level = 1;
   }

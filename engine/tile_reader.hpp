@@ -99,8 +99,11 @@ class TileStore {
 // How the engine writes the scratch TIFFs of a run that keeps about `bytes` of them (uncompressed)
 // in `folder` at once: uncompressed where that takes at most half the folder's free space (the
 // fastest), else Zstd level 1 (masks and label images shrink tens of times, distances a few), so
-// that a large image does not fill the disk.
-WriteOptions scratch_write_options(std::string const& folder, double bytes);
+// that a large image does not fill the disk. With a group of more than one rank, Zstd level 1
+// always: the other ranks' tiles of a scratch image travel to rank 0, which writes them, and
+// compressed they are a fraction of the bytes; and every rank encodes alike, whatever its own
+// view of the disk.
+WriteOptions scratch_write_options(std::string const& folder, double bytes, ProcessGroup const* group = nullptr);
 
 // The folder of `path` ("." for a bare file name).
 std::string folder_of(std::string const& path);

@@ -389,8 +389,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
   detail::ScratchFile const mask_file(folder, "mask", group), markers_file(folder, "markers", group),
       relief_file(folder, "relief", group), flooded_file(folder, "flooded", group);
   // About 20 bytes a pixel of scratch at the most (during the markers' stage).
-  WriteOptions const scratch_write =
-      detail::rank0_value(group, detail::scratch_write_options(folder, 20.0 * double(pixels)));
+  WriteOptions const scratch_write = detail::scratch_write_options(folder, 20.0 * double(pixels), group);
   std::uint64_t background = 0;
   {
     index_t const halo = median_halo + open_halo;

@@ -144,8 +144,8 @@ TiledMarkersResult distance_markers_tiled(ExecutionContext const& context, std::
   bool const separate = params.min_separation > 0;
   detail::ScratchFile const peaks_file(folder, "peaks", group), foreground_file(folder, "foreground", group),
       raw_file(folder, "markers", group), components_file(folder, "components", group);
-  WriteOptions const scratch_write = detail::rank0_value(
-      group, detail::scratch_write_options(folder, 15.0 * double(grid.width) * double(grid.height)));
+  WriteOptions const scratch_write =
+      detail::scratch_write_options(folder, 15.0 * double(grid.width) * double(grid.height), group);
   {
     std::unique_ptr<detail::SharedTileWriter> peaks, foreground;
     detail::collectively(group, [&] {

@@ -5,7 +5,8 @@ Runs `gigaseg --json` under `mpirun -n R` on synthetic images (the demo's tissue
 tiled TIFF) of each size, and reads each rank's `bytes_sent` and busy seconds from the report.
 Prints one JSON object: per operation, size and rank count, every rank's bytes and the wall time.
 
-    python3 perf/mpi_communication.py GIGASEG OUT.json --sizes 2048 4096 8192 --ranks 2 4 --tile 512
+    python3 perf/mpi_communication.py GIGASEG OUT.json --sizes 2048 4096 8192 --ranks 2 4 --tile 512 \
+        [--operations label nuclei edt median cells]
 """
 import argparse
 import json
@@ -20,6 +21,7 @@ OPERATIONS = {
     "nuclei": ["segment", "{image}", "{out}", "--pipeline", "nuclei", "--stats", "{csv}"],
     "edt": ["edt", "{mask}", "{out}"],
     "median": ["median", "{image}", "{out}", "--size", "5"],
+    "cells": ["segment", "{image}", "{out}", "--pipeline", "cells", "--stats", "{csv}"],
 }
 
 
@@ -31,6 +33,7 @@ def main():
     parser.add_argument("--ranks", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--tile", type=int, default=512)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--operations", nargs="+", choices=sorted(OPERATIONS), default=list(OPERATIONS))
     args = parser.parse_args()
     mpirun = ["mpirun", "--oversubscribe", "--allow-run-as-root", "--mca", "btl", "self,vader"]
     results = []
@@ -45,7 +48,8 @@ def main():
                             str(args.tile)], check=True, stdout=subprocess.DEVNULL)
             subprocess.run([args.gigaseg, "threshold", image, mask, "--method", "otsu", "--tile",
                             f"{args.tile}x{args.tile}"], check=True, stdout=subprocess.DEVNULL)
-            for name, template in OPERATIONS.items():
+            for name in args.operations:
+                template = OPERATIONS[name]
                 for ranks in args.ranks:
                     out = os.path.join(work, f"{name}.tif")
                     command = [a.format(image=image, mask=mask, out=out, csv=os.path.join(work, "s.csv"))

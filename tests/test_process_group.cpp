@@ -4,6 +4,8 @@
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
 #include "gigaseg/engine/process_group.hpp"
+#include "gigaseg/engine/tile_reader.hpp"
+#include "gigaseg/engine/tile_rings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -309,6 +312,119 @@ TEST(ProcessGroup, AFailedRankLeavesNoOutputAndNoScratch) {
   EXPECT_FALSE(std::filesystem::exists(path));
   for (auto const& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
     EXPECT_EQ(entry.path().filename().string().find("rank-tiles"), std::string::npos) << entry.path();
+}
+
+// The rounds of tiles with rings (detail::ring_rounds) over ranks: a fixpoint computed tile by
+// tile, each tile seeing only its ring, is the same on 1 to 4 ranks as on one process and as
+// computed on the whole image. The fixpoint: each foreground pixel's least raster index in its
+// 4-connected component (a minimum that travels across any number of tiles, through a maze).
+TEST(ProcessGroup, RoundsOfRingedTilesReachTheSameFixpointOnAnyNumberOfRanks) {
+  index_t const width = 150, height = 110;
+  detail::TileGrid const grid(width, height, 32, 24);
+  std::vector<std::uint8_t> inside(std::size_t(width * height));
+  std::mt19937 random(11);
+  for (index_t y = 0; y < height; ++y)
+    for (index_t x = 0; x < width; ++x)  // long corridors, broken at random
+      inside[std::size_t(y * width + x)] = (y % 4 != 3 || x % 37 == 5) && random() % 9 != 0;
+  std::uint32_t const none = ~std::uint32_t(0);
+  // The whole image's answer: a flood of least indices, to a fixpoint.
+  std::vector<std::uint32_t> expected(inside.size(), none);
+  for (std::size_t i = 0; i < inside.size(); ++i)
+    if (inside[i]) expected[i] = std::uint32_t(i);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (index_t y = 0; y < height; ++y)
+      for (index_t x = 0; x < width; ++x) {
+        std::size_t const i = std::size_t(y * width + x);
+        if (!inside[i]) continue;
+        for (auto [dy, dx] : {std::pair<int, int>{-1, 0}, {1, 0}, {0, -1}, {0, 1}}) {
+          index_t const ny = y + dy, nx = x + dx;
+          if (ny < 0 || nx < 0 || ny >= height || nx >= width) continue;
+          std::uint32_t const v = expected[std::size_t(ny * width + nx)];
+          if (v < expected[i]) expected[i] = v, changed = true;
+        }
+      }
+  }
+  // Tile t's least indices given its ring: a flood inside the tile from the ring's values.
+  auto solve = [&](detail::Seams<std::uint32_t> const& seams, index_t t, std::vector<std::uint32_t>& tile_out) {
+    Region const core = grid.core(t);
+    index_t const w = core.width + 2, h = core.height + 2;
+    std::vector<std::uint32_t> v(std::size_t(w * h), none);
+    for (index_t y = 0; y < h; ++y)
+      for (index_t x = 0; x < w; ++x) {
+        index_t const gy = core.y - 1 + y, gx = core.x - 1 + x;
+        bool const ring = y == 0 || x == 0 || y == h - 1 || x == w - 1;
+        if (gy < 0 || gx < 0 || gy >= height || gx >= width || !inside[std::size_t(gy * width + gx)]) continue;
+        v[std::size_t(y * w + x)] = ring ? seams.get(gy, gx) : std::uint32_t(gy * width + gx);
+      }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (index_t y = 1; y < h - 1; ++y)
+        for (index_t x = 1; x < w - 1; ++x) {
+          std::uint32_t& here = v[std::size_t(y * w + x)];
+          if (here == none) continue;
+          for (std::size_t n : {std::size_t((y - 1) * w + x), std::size_t((y + 1) * w + x), std::size_t(y * w + x - 1),
+                                std::size_t(y * w + x + 1)})
+            if (v[n] < here) here = v[n], changed = true;
+        }
+    }
+    tile_out = v;
+    std::vector<std::uint32_t> border;  // top, bottom, left, right (detail::border_of's order)
+    for (index_t x = 1; x <= core.width; ++x) border.push_back(v[std::size_t(1 * w + x)]);
+    for (index_t x = 1; x <= core.width; ++x) border.push_back(v[std::size_t(core.height * w + x)]);
+    for (index_t y = 1; y <= core.height; ++y) border.push_back(v[std::size_t(y * w + 1)]);
+    for (index_t y = 1; y <= core.height; ++y) border.push_back(v[std::size_t(y * w + core.width)]);
+    return border;
+  };
+  for (int ranks = 1; ranks <= 4; ++ranks) {
+    std::vector<std::uint32_t> result(inside.size(), none);
+    std::mutex result_mutex;
+    std::vector<index_t> rounds(static_cast<std::size_t>(ranks));
+    on_ranks(ranks, [&](ProcessGroup const& group) {
+      detail::Seams<std::uint32_t> seams(grid, none);
+      detail::RoundsDone const done = detail::ring_rounds(
+          grid, seams, [](index_t t) { return t; },
+          [&](index_t t, index_t) {
+            std::vector<std::uint32_t> tile;
+            std::vector<std::uint32_t> border = solve(seams, t, tile);
+            Region const core = grid.core(t);
+            std::lock_guard<std::mutex> lock(result_mutex);  // the tile's last computation stays
+            for (index_t y = 0; y < core.height; ++y)
+              for (index_t x = 0; x < core.width; ++x)
+                result[std::size_t((core.y + y) * width + core.x + x)] =
+                    tile[std::size_t((y + 1) * (core.width + 2) + x + 1)];
+            return border;
+          },
+          nullptr, {}, 1, ranks > 1 ? &group : nullptr);
+      rounds[std::size_t(group.rank())] = done.rounds;
+    });
+    EXPECT_EQ(result, expected) << ranks << " ranks";
+    for (index_t r : rounds) EXPECT_EQ(r, rounds[0]) << "every rank counts the same rounds";
+    EXPECT_GT(rounds[0], 2) << "the minima crossed several tiles";
+  }
+}
+
+// A scratch file made with a group: rank 0's name on every rank, created by rank 0 and removed
+// when rank 0's object goes; the choices every rank must make alike are rank 0's.
+TEST(ProcessGroup, SharedScratchFilesAndChoicesAreRankZeros) {
+  std::string const folder = std::filesystem::temp_directory_path().string();
+  std::vector<std::string> names(3);
+  std::string removed;
+  on_ranks(3, [&](ProcessGroup const& group) {
+    {
+      detail::ScratchFile const file(folder, "shared", &group);
+      names[std::size_t(group.rank())] = file.path();
+      EXPECT_TRUE(std::filesystem::exists(file.path()));
+      EXPECT_EQ(detail::rank0_value(&group, 10 * group.rank() + 7), 7);
+      EXPECT_EQ(detail::scratch_write_options(folder, 1.0, &group).tiff_compression, TiffCompression::zstd);
+      group.all_gather({});  // every rank has looked before rank 0's object goes
+    }
+    group.all_gather({});
+    if (group.rank() == 1) removed = names[0];
+  });
+  EXPECT_EQ(names[0], names[1]);
+  EXPECT_EQ(names[0], names[2]);
+  EXPECT_FALSE(std::filesystem::exists(removed));
 }
 
 }  // namespace
