@@ -23,6 +23,7 @@
 #include "gigaseg/algorithms/markers.hpp"
 #include "gigaseg/algorithms/morphology.hpp"
 #include "gigaseg/algorithms/otsu.hpp"
+#include "gigaseg/algorithms/outlines.hpp"
 #include "gigaseg/algorithms/path.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
 #include "gigaseg/algorithms/threshold.hpp"

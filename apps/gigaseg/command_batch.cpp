@@ -1,7 +1,8 @@
 // gigaseg batch --pipeline P --input DIR|LISTFILE --output DIR [--resume]: one pipeline over many
 // images (docs/cli.md). Each image's labels go to OUTDIR/<name>.tif (name: the input's file name
-// without its extension), written atomically; --stats and --overlay add OUTDIR/<name>.csv and
-// OUTDIR/<name>.overlay.png. An image that fails is reported and skipped, the others continue.
+// without its extension), written atomically; --stats, --geojson and --overlay add
+// OUTDIR/<name>.csv, OUTDIR/<name>.geojson and OUTDIR/<name>.overlay.png. An image that fails is reported and skipped,
+// the others continue.
 // --resume skips images whose outputs are all there (atomic writes: present means complete). The
 // summary OUTDIR/summary.csv (file,status,components,seconds) is written at the end; seconds:
 // waiting for the image's decoding plus its segmentation (upload, pipeline, download). With the
@@ -50,7 +51,8 @@ namespace fs = std::filesystem;
 
 struct BatchArguments {
   std::string input, output, tile, memory_limit;
-  bool resume = false, stats = false, overlay = false, sequential = false;
+  bool resume = false, stats = false, geojson = false, overlay = false, sequential = false;
+  double simplify = 0;
   int streams = 2, readers = 0, writers = 0;  // 0: the library's defaults (BatchOptions)
   PipelineArguments pipeline;
 };
@@ -222,6 +224,11 @@ Command make_batch_command(CLI::App& parent) {
   app.add_option("--output", a.output, "folder for OUTDIR/<name>.tif and summary.csv (created if missing)")->required();
   app.add_flag("--resume", a.resume, "skip images whose outputs are already complete");
   app.add_flag("--stats", a.stats, "also write OUTDIR/<name>.csv, the regions' statistics");
+  app.add_flag("--geojson", a.geojson,
+               "also write OUTDIR/<name>.geojson, the regions' outlines with their statistics (as segment --geojson)");
+  app.add_option("--simplify", a.simplify,
+                 "with --geojson: Douglas-Peucker tolerance of the outlines, pixels; default 0")
+      ->check(non_negative_number());
   app.add_flag("--overlay", a.overlay, "also write OUTDIR/<name>.overlay.png");
   app.add_option("--streams", a.streams, "images segmented at once on the GPU, each on its own CUDA stream; default 2")
       ->check(in_range(1, 16));
@@ -264,6 +271,7 @@ Command make_batch_command(CLI::App& parent) {
     auto outputs_of = [&](std::size_t i) {
       std::vector<std::string> paths{stems[i] + ".tif"};
       if (a.stats) paths.push_back(stems[i] + ".csv");
+      if (a.geojson) paths.push_back(stems[i] + ".geojson");
       if (a.overlay) paths.push_back(stems[i] + ".overlay.png");
       return paths;
     };
@@ -374,6 +382,9 @@ Command make_batch_command(CLI::App& parent) {
         write_label_image(paths[0], result.labels, result.components());
         ++committed;
         if (a.stats) write_stats_csv(paths[1], result.regions()), ++committed;
+        if (a.geojson)
+          write_geojson(paths[committed], result.labels, result.regions(), a.pipeline.connectivity, a.simplify),
+              ++committed;
         if (a.overlay) write_overlay(paths.back(), input, result.labels);
       } catch (...) {
         for (std::size_t k = 0; k < committed; ++k) std::remove(paths[k].c_str());
@@ -410,6 +421,7 @@ Command make_batch_command(CLI::App& parent) {
       try {
         GIGASEG_REQUIRE(!a.overlay, ErrorKind::usage, "--overlay",
                         "an overlay is not written for an image taken tile by tile");
+        refuse_tiled_geojson(a.geojson ? "--geojson" : "");
         TiledOptions options = tiled_options(tiling, alone);  // one rank's image
         options.progress = nullptr;                           // the batch's own progress goes by images
         std::vector<RegionStats> regions;

@@ -1,5 +1,6 @@
-// gigaseg label IN OUT [--connectivity 4|8] [--stats CSV] [--equal-value]: connected components of
-// the nonzero pixels, canonical numbering (docs/cli.md); prints N.
+// gigaseg label IN OUT [--connectivity 4|8] [--stats CSV] [--geojson FILE [--simplify TOL]]
+// [--equal-value]: connected components of the nonzero pixels, canonical numbering (docs/cli.md);
+// prints N.
 #include "apps/gigaseg/backend_dispatch.hpp"
 #include "apps/gigaseg/label_output.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
@@ -13,8 +14,9 @@
 namespace gigaseg::cli {
 Command make_label_command(CLI::App& parent) {
   struct Arguments {
-    std::string input, output, stats, path = "auto", tile, memory_limit;
+    std::string input, output, stats, geojson, path = "auto", tile, memory_limit;
     int connectivity = 8;
+    double simplify = 0;
     bool equal_value = false;
   };
   auto arguments = std::make_shared<Arguments>();
@@ -25,18 +27,21 @@ Command make_label_command(CLI::App& parent) {
   command.app->add_option("OUT", arguments->output, "label image (.tif: 32-bit; .png: if N fits 16 bits)")->required();
   command.app->add_option("--connectivity", arguments->connectivity, "4 or 8")->check(CLI::IsMember({4, 8}));
   command.app->add_option("--stats", arguments->stats, "CSV: label,area,x0,y0,x1,y1,cx,cy,perimeter,mean_intensity");
+  add_geojson_options(*command.app, arguments->geojson, arguments->simplify);
   command.app->add_flag("--equal-value", arguments->equal_value,
                         "components of connected pixels with the same nonzero value (class maps)");
   command.app->add_option("--path", arguments->path, "auto|portable|tuned");
   add_tiling_options(*command.app, arguments->tile, arguments->memory_limit);
   command.run = [arguments](Session& session) {
     check_label_output(arguments->output);
-    if (!arguments->stats.empty()) {
-      AtomicOutput check(arguments->stats);  // a missing folder fails before any work
-    }
+    for (std::string const* path : {&arguments->stats, &arguments->geojson})
+      if (!path->empty()) {
+        AtomicOutput check(*path);  // a missing folder fails before any work
+      }
     Tiling const tiling =
         choose_tiling(session, arguments->input, arguments->tile, arguments->memory_limit, arguments->output);
     if (tiling.tiled()) {
+      refuse_tiled_geojson(arguments->geojson);
       GIGASEG_REQUIRE(format_for_extension(arguments->output) == ImageFormat::tiff, ErrorKind::usage, arguments->output,
                       "tiled labels are written to a .tif or .tiff file");
       LabelParams params;
@@ -74,8 +79,10 @@ Command make_label_command(CLI::App& parent) {
       StageTimer timer(session, "read");
       image = read_image(arguments->input);
     }
-    GIGASEG_REQUIRE(arguments->stats.empty() || pixel_type(image) != PixelType::u32, ErrorKind::input, arguments->input,
-                    "--stats needs an 8- or 16-bit image for the intensities, not a 32-bit one");
+    bool const measured = !arguments->stats.empty() || !arguments->geojson.empty();
+    GIGASEG_REQUIRE(!measured || pixel_type(image) != PixelType::u32, ErrorKind::input, arguments->input,
+                    std::string(arguments->stats.empty() ? "--geojson" : "--stats") +
+                        " needs an 8- or 16-bit image for the intensities, not a 32-bit one");
     LabelParams params;
     params.connectivity = arguments->connectivity;
     params.equal_value = arguments->equal_value;
@@ -92,7 +99,7 @@ Command make_label_command(CLI::App& parent) {
           using T = typename std::decay_t<decltype(in)>::value_type;
           components = label(space, ImageView<std::remove_const_t<T> const, Memory>(in), out, params);
           if constexpr (!std::is_same<std::remove_const_t<T>, std::uint32_t>::value) {  // checked above
-            if (!arguments->stats.empty())
+            if (measured)
               regions = region_stats(space, ImageView<Label const, Memory>(out), components,
                                      ImageView<std::remove_const_t<T> const, Memory>(in));
           }
@@ -111,6 +118,10 @@ Command make_label_command(CLI::App& parent) {
       StageTimer timer(session, "write");
       write_label_image(arguments->output, labels, components);
       if (!arguments->stats.empty()) write_stats_csv(arguments->stats, regions);
+    }
+    if (!arguments->geojson.empty()) {
+      StageTimer timer(session, "geojson");  // tracing the outlines and writing them
+      write_geojson(arguments->geojson, labels, regions, params.connectivity, arguments->simplify);
     }
     auto& r = session.report;
     r["command"] = "label";

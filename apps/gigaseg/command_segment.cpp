@@ -1,4 +1,4 @@
-// gigaseg segment IN OUT --pipeline nuclei|cells|kmeans [--stats CSV] [--overlay PNG]: the
+// gigaseg segment IN OUT --pipeline nuclei|cells|kmeans [--stats CSV] [--geojson FILE] [--overlay PNG]: the
 // end-to-end pipelines (docs/cli.md). nuclei: gray, Otsu, label, stats. cells: median, Otsu,
 // opening, EDT, distance-peak markers, watershed, small-region merge, stats. kmeans: colour
 // k-means, the object class's components, stats. The image goes to the backend once; the labels
@@ -16,7 +16,8 @@ namespace gigaseg::cli {
 namespace {
 
 struct SegmentArguments {
-  std::string input, output, stats, overlay, tile, memory_limit;
+  std::string input, output, stats, geojson, overlay, tile, memory_limit;
+  double simplify = 0;
   PipelineArguments pipeline;
 };
 
@@ -26,6 +27,7 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
       a.pipeline.pipeline == "nuclei" || a.pipeline.pipeline == "cells", ErrorKind::usage, "--tile",
       "tiles are for --pipeline nuclei and cells (the " + a.pipeline.pipeline + " pipeline runs in memory)");
   GIGASEG_REQUIRE(a.overlay.empty(), ErrorKind::usage, "--overlay", "an overlay is not written tile by tile");
+  refuse_tiled_geojson(a.geojson);
   GIGASEG_REQUIRE(format_for_extension(a.output) == ImageFormat::tiff, ErrorKind::usage, a.output,
                   "tiled labels are written to a .tif or .tiff file");
   PipelineParams const params = pipeline_params(a.pipeline);
@@ -98,15 +100,17 @@ Command make_segment_command(CLI::App& parent) {
   app.add_option("OUT", a.output, "label image (.tif: 32-bit; .png: if N fits 16 bits)")->required();
   add_pipeline_options(app, a.pipeline);
   app.add_option("--stats", a.stats, "CSV of the regions");
+  add_geojson_options(app, a.geojson, a.simplify);
   app.add_option("--overlay", a.overlay, "PNG of the input with coloured region boundaries");
   add_tiling_options(app, a.tile, a.memory_limit);
   command.run = [arguments](Session& session) {
     SegmentArguments const& a = *arguments;
     check_pipeline_arguments(a.pipeline);
     check_label_output(a.output);
-    if (!a.stats.empty()) {
-      AtomicOutput check(a.stats);
-    }
+    for (std::string const* path : {&a.stats, &a.geojson})
+      if (!path->empty()) {
+        AtomicOutput check(*path);
+      }
     if (!a.overlay.empty()) {
       GIGASEG_REQUIRE(format_for_extension(a.overlay) == ImageFormat::png, ErrorKind::usage, "--overlay",
                       "the overlay is a .png file");
@@ -138,6 +142,10 @@ Command make_segment_command(CLI::App& parent) {
       write_label_image(a.output, labels, outcome.components());
       if (!a.stats.empty()) write_stats_csv(a.stats, outcome.regions());
       if (!a.overlay.empty()) write_overlay(a.overlay, image, labels);
+    }
+    if (!a.geojson.empty()) {
+      StageTimer timer(session, "geojson");  // tracing the outlines and writing them
+      write_geojson(a.geojson, labels, outcome.regions(), a.pipeline.connectivity, a.simplify);
     }
     auto& r = session.report;
     r["command"] = "segment";

@@ -58,7 +58,7 @@ std::vector<std::pair<std::string, std::string>> files_of(CLI::App const& comman
 }
 
 std::set<std::string> const input_options{"IN", "KERNEL", "RELIEF", "MARKERS", "--mask"};
-std::set<std::string> const output_options{"OUT", "--stats", "--overlay"};
+std::set<std::string> const output_options{"OUT", "--stats", "--geojson", "--overlay"};
 
 }  // namespace
 

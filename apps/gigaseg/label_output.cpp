@@ -1,5 +1,7 @@
 #include "apps/gigaseg/label_output.hpp"
 
+#include "apps/gigaseg/cli.hpp"
+
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/ordered_chunks.hpp"
@@ -7,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -54,6 +57,90 @@ void write_stats_csv(std::string const& path, std::vector<RegionStats> const& re
       },
       [&](std::size_t, std::vector<unsigned char>& bytes) { csv.append(bytes.begin(), bytes.end()); });
   write_text_file(path, csv);
+}
+
+void add_geojson_options(CLI::App& app, std::string& geojson, double& simplify) {
+  app.add_option("--geojson", geojson,
+                 "GeoJSON of the regions' outlines (QuPath's object import): one polygon feature a region, in pixel "
+                 "coordinates, its statistics as properties");
+  app.add_option("--simplify", simplify,
+                 "with --geojson: Douglas-Peucker tolerance of the outlines, pixels; default 0 (exact)")
+      ->check(non_negative_number());
+}
+
+void refuse_tiled_geojson(std::string const& geojson) {
+  GIGASEG_REQUIRE(geojson.empty(), ErrorKind::usage, "--geojson",
+                  "outlines are traced from labels in memory, not for an image taken tile by tile");
+}
+
+// Features are formatted in pieces of 4096 regions on the writer threads, the coordinates with
+// std::to_chars (a slide's outlines hold tens of millions of vertices).
+void write_geojson(std::string const& path, HostImage<Label> const& labels, std::vector<RegionStats> const& regions,
+                   int connectivity, double simplify) {
+  OutlineParams params;
+  params.connectivity = connectivity;
+  params.simplify = simplify;
+  std::vector<RegionOutline> const outlines = trace_outlines(labels, index_t(regions.size()), params);
+  std::string json = "{\"type\":\"FeatureCollection\",\"features\":[";
+  std::size_t const piece = 4096;
+  bool first = true;
+  detail::encode_in_order(
+      (outlines.size() + piece - 1) / piece, io_threads(),
+      [&](std::size_t i, std::vector<unsigned char>& bytes) {
+        std::size_t const end = std::min(outlines.size(), (i + 1) * piece);
+        std::string text;
+        char number[32];
+        auto put = [&](std::int64_t v) {
+          auto const done = std::to_chars(number, number + sizeof number, v);
+          text.append(number, done.ptr);
+        };
+        for (std::size_t k = i * piece; k < end; ++k) {
+          RegionOutline const& outline = outlines[k];
+          if (outline.polygons.empty()) continue;  // a label with no pixels
+          RegionStats const& r = regions[k];
+          if (!text.empty()) text += ",\n";
+          text += "{\"type\":\"Feature\",\"id\":";
+          put(outline.label);
+          bool const multi = outline.polygons.size() > 1;
+          text += multi ? ",\"geometry\":{\"type\":\"MultiPolygon\",\"coordinates\":["
+                        : ",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":";
+          for (std::size_t p = 0; p < outline.polygons.size(); ++p) {
+            text += p > 0 ? ",[" : "[";
+            for (std::size_t q = 0; q < outline.polygons[p].rings.size(); ++q) {
+              OutlineRing const& ring = outline.polygons[p].rings[q];
+              text += q > 0 ? ",[" : "[";
+              for (std::size_t v = 0; v < ring.size(); ++v) {
+                text += v > 0 ? ",[" : "[";
+                put(ring.xy[2 * v]);
+                text += ',';
+                put(ring.xy[2 * v + 1]);
+                text += ']';
+              }
+              text += ']';
+            }
+            text += ']';
+          }
+          if (multi) text += ']';
+          char properties[512];
+          int const n = std::snprintf(
+              properties, sizeof properties,
+              "},\"properties\":{\"objectType\":\"detection\",\"label\":%u,\"measurements\":{\"area\":%lld,"
+              "\"x0\":%lld,\"y0\":%lld,\"x1\":%lld,\"y1\":%lld,\"cx\":%.4f,\"cy\":%.4f,\"perimeter\":%lld,"
+              "\"mean_intensity\":%.4f}}}",
+              r.label, (long long)r.area, (long long)r.x0, (long long)r.y0, (long long)r.x1, (long long)r.y1, r.cx,
+              r.cy, (long long)r.perimeter, r.mean_intensity);
+          text.append(properties, std::size_t(n));
+        }
+        bytes.assign(text.begin(), text.end());
+      },
+      [&](std::size_t, std::vector<unsigned char>& bytes) {
+        if (bytes.empty()) return;
+        json += first ? "\n" : ",\n";
+        first = false;
+        json.append(bytes.begin(), bytes.end());
+      });
+  json += "\n]}\n";
+  write_text_file(path, json);
 }
 
 // The overlay is built row by row on the host threads: at 20000 x 20000 one thread takes seconds.

@@ -343,6 +343,35 @@ check segment-overlay test -s "$work/s.png"
 expect 2 segment-unknown-pipeline -- segment "$work/l.pgm" "$work/s2.tif" --pipeline watershed
 check segment-unknown-names one_line_naming "pipeline"
 
+# GeoJSON outlines (docs/cli.md, "GeoJSON"): each region's polygons fill back exactly its pixels,
+# their areas and the measurements are the statistics', under 8- and 4-connectivity; simplified
+# outlines keep the shape with fewer vertices; refused tile by tile, by name, with nothing written.
+check_geojson="python3 $(dirname "$0")/check_geojson.py"
+for connectivity in 8 4; do
+  expect 0 "geojson-label$connectivity" -- label "$work/dots.tif" "$work/g$connectivity.pgm" \
+    --connectivity "$connectivity" --stats "$work/g$connectivity.csv" --geojson "$work/g$connectivity.geojson"
+  check "geojson-label$connectivity-exact" $check_geojson "$work/g$connectivity.pgm" "$work/g$connectivity.geojson" \
+    "$work/g$connectivity.csv"
+done
+check geojson-one-polygon-a-component python3 -c "
+import json; t = lambda p: [f['geometry']['type'] for f in json.load(open(p))['features']]
+assert 'MultiPolygon' not in t('$work/g8.geojson') and 'MultiPolygon' not in t('$work/g4.geojson')"
+expect 0 geojson-simplified -- label "$work/dots.tif" "$work/gs.pgm" --stats "$work/gs.csv" --geojson "$work/gs.geojson" \
+  --simplify 1.5
+check geojson-simplified-shape $check_geojson "$work/gs.pgm" "$work/gs.geojson" "$work/gs.csv" --simplified
+check geojson-simplified-fewer-vertices python3 -c "
+import json; n = lambda p: sum(len(r) for f in json.load(open(p))['features'] for r in f['geometry']['coordinates'])
+assert n('$work/gs.geojson') < 0.8 * n('$work/g8.geojson'), (n('$work/gs.geojson'), n('$work/g8.geojson'))"
+expect 2 geojson-tiled -- label "$work/dots.tif" "$work/gt.tif" --tile 32x48 --geojson "$work/gt.geojson"
+check geojson-tiled-names one_line_naming "--geojson"
+check geojson-tiled-nothing-written test ! -e "$work/gt.tif" -a ! -e "$work/gt.geojson"
+expect 2 geojson-bad-simplify -- label "$work/dots.tif" "$work/gt.tif" --geojson "$work/gt.geojson" --simplify -1
+check geojson-bad-simplify-names one_line_naming "--simplify"
+cp "$work/dots.tif" "$work/dots-before.tif"
+expect 2 geojson-replaces-input -- label "$work/dots.tif" "$work/gt.tif" --geojson "$work/dots.tif"
+check geojson-replaces-input-names one_line_naming "--geojson"
+check geojson-replaces-input-intact cmp -s "$work/dots.tif" "$work/dots-before.tif"
+
 # demo and the cells / kmeans pipelines on its synthetic tissue (every drawn cell found).
 expect 0 demo -- --json demo --size 512 --out "$work/demo"
 check demo-json python3 -c "import json; d=json.load(open('$work/out')); assert d['components']==d['cells_drawn']>=10 and all(k in d['timings_ms'] for k in ('edt','markers','watershed','merge'))"
@@ -355,6 +384,9 @@ expect 0 segment-cells-gradient -- --json segment "$work/demo/tissue.png" "$work
 check segment-cells-gradient-json python3 -c "import json; d=json.load(open('$work/out')); assert 0 < d['components'] <= $cells and 'relief' in d['timings_ms']"
 expect 0 segment-kmeans -- --json segment "$work/demo/tissue.png" "$work/k.tif" --pipeline kmeans --k 2 --seed 1
 check segment-kmeans-json python3 -c "import json; d=json.load(open('$work/out')); assert d['object_class']==0 and d['components']>=1 and len(d['centres'])==2 and 'kmeans' in d['timings_ms']"
+expect 0 segment-cells-geojson -- segment "$work/demo/tissue.png" "$work/cgj.pgm" --pipeline cells --stats "$work/cgj.csv" \
+  --geojson "$work/cgj.geojson"
+check segment-cells-geojson-exact $check_geojson "$work/cgj.pgm" "$work/cgj.geojson" "$work/cgj.csv"
 expect 4 demo-too-large -- demo --size 100000 --out "$work/huge-demo"
 check demo-too-large-names one_line_naming "size.*GiB"
 check demo-too-large-nothing-written test ! -e "$work/huge-demo"
@@ -386,6 +418,9 @@ check batch-resume-redone test -s "$work/batch-out/b.tif"
 check batch-resume-summary python3 -c "
 import csv; rows = list(csv.DictReader(open('$work/batch-out/summary.csv')))
 assert len(rows) == 3 and all(r['status'] == 'ok' and int(r['components']) == $cells for r in rows), rows"
+expect 0 batch-geojson -- batch --pipeline cells --input "$work/batch-in" --output "$work/batch-geojson" --geojson
+check batch-geojson-equals-segment cmp -s "$work/batch-geojson/a.geojson" "$work/cgj.geojson"
+check batch-geojson-every-image test -s "$work/batch-geojson/b.geojson" -a -s "$work/batch-geojson/d.geojson"
 printf '# two of them\nbatch-in/a.png\n\n%s\n' "$work/batch-in/d.png" >"$work/list.txt"
 expect 0 batch-list -- --json batch --pipeline nuclei --input "$work/list.txt" --output "$work/batch-list"
 check batch-list-json python3 -c "import json; d=json.load(open('$work/out')); assert d['images']==2 and d['ok']==2 and d['failed']==0"
