@@ -339,6 +339,8 @@ Command make_batch_command(CLI::App& parent) {
     if (!a.tile.empty()) (void)parse_tile(a.tile);  // a usage error before any work
     GIGASEG_REQUIRE(a.tile.empty() || !a.overlay, ErrorKind::usage, "--overlay",
                     "an overlay is not written tile by tile (--tile)");
+    GIGASEG_REQUIRE(a.tile.empty() || !a.geojson, ErrorKind::usage, "--geojson",
+                    "outlines are traced from labels in memory, not tile by tile (--tile)");
     if (!a.memory_limit.empty()) (void)parse_bytes(a.memory_limit);
     double const bytes_per_pixel = a.pipeline.pipeline == "cells" ? cells_bytes_per_pixel : in_memory_bytes_per_pixel;
     // Each image runs on one rank: tiled only when it does not fit (not because ranks share the run).

@@ -421,6 +421,9 @@ assert len(rows) == 3 and all(r['status'] == 'ok' and int(r['components']) == $c
 expect 0 batch-geojson -- batch --pipeline cells --input "$work/batch-in" --output "$work/batch-geojson" --geojson
 check batch-geojson-equals-segment cmp -s "$work/batch-geojson/a.geojson" "$work/cgj.geojson"
 check batch-geojson-every-image test -s "$work/batch-geojson/b.geojson" -a -s "$work/batch-geojson/d.geojson"
+expect 2 batch-geojson-tiled -- batch --pipeline cells --input "$work/batch-in" --output "$work/batch-gt" --geojson \
+  --tile 64x64
+check batch-geojson-tiled-names one_line_naming "--geojson"
 printf '# two of them\nbatch-in/a.png\n\n%s\n' "$work/batch-in/d.png" >"$work/list.txt"
 expect 0 batch-list -- --json batch --pipeline nuclei --input "$work/list.txt" --output "$work/batch-list"
 check batch-list-json python3 -c "import json; d=json.load(open('$work/out')); assert d['images']==2 and d['ok']==2 and d['failed']==0"
