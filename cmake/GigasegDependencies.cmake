@@ -3,6 +3,8 @@ find_package(PkgConfig REQUIRED)
 find_package(TIFF REQUIRED)
 find_package(PNG REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
+# FITS images (core/io/fits_file.cpp): read by region, tile-compressed ones included.
+pkg_check_modules(CFITSIO REQUIRED IMPORTED_TARGET cfitsio)
 # The image writers' own compressors (PNG and TIFF pieces encoded on several threads).
 find_package(ZLIB REQUIRED)
 pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)

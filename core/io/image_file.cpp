@@ -86,6 +86,7 @@ char const* to_string(ImageFormat format) noexcept {
     case ImageFormat::png: return "png";
     case ImageFormat::tiff: return "tiff";
     case ImageFormat::pnm: return "pnm";
+    case ImageFormat::fits: return "fits";
   }
   return "?";
 }
@@ -100,7 +101,8 @@ ImageFormat format_of(unsigned char const* magic, std::size_t got) {
                    (magic[0] == 'M' && magic[1] == 'M' && magic[2] == 0 && (magic[3] == 42 || magic[3] == 43))))
     return ImageFormat::tiff;
   if (got >= 2 && magic[0] == 'P' && magic[1] != 0 && std::strchr("2356", magic[1]) != nullptr) return ImageFormat::pnm;
-  throw std::invalid_argument(got == 0 ? "file is empty" : "not a PNG, TIFF or PGM/PPM file");
+  if (got == 8 && std::memcmp(magic, "SIMPLE  ", 8) == 0) return ImageFormat::fits;  // a FITS primary header
+  throw std::invalid_argument(got == 0 ? "file is empty" : "not a PNG, TIFF, PGM/PPM or FITS file");
 }
 
 // Where a reader finds the bytes of `path`: the path itself for a regular file; for a pipe, a
@@ -202,13 +204,14 @@ AnyHostImage read_image(std::string const& path) {
     case ImageFormat::png: return detail::read_png(path, source.open_path());
     case ImageFormat::tiff: return detail::read_tiff(path, source.open_path());
     case ImageFormat::pnm: return detail::read_pnm(path, source.open_path());
+    case ImageFormat::fits: return detail::read_fits(path, source.open_path());
   }
   GIGASEG_THROW(ErrorKind::internal, path, "unreachable format");
 }
 
 namespace {
 void require_region_readable(std::string const& path, ImageFormat format) {
-  GIGASEG_REQUIRE(format == ImageFormat::tiff, ErrorKind::input, path,
+  GIGASEG_REQUIRE(format == ImageFormat::tiff || format == ImageFormat::fits, ErrorKind::input, path,
                   std::string("a ") + (format == ImageFormat::png ? "PNG" : "PGM/PPM") +
                       " file cannot be read by region (its rows are one stream); convert it to a tiled TIFF");
 }
@@ -216,7 +219,9 @@ void require_region_readable(std::string const& path, ImageFormat format) {
 
 AnyHostImage read_image_region(std::string const& path, Region const& region) {
   InputSource const source(path);
-  require_region_readable(path, source.format());
+  ImageFormat const format = source.format();
+  require_region_readable(path, format);
+  if (format == ImageFormat::fits) return detail::read_fits(path, source.open_path(), &region);
   return detail::read_tiff(path, source.open_path(), &region);
 }
 
@@ -226,6 +231,7 @@ ImageShape image_shape(std::string const& path) {
     case ImageFormat::png: return detail::png_shape(path, source.open_path());
     case ImageFormat::tiff: return detail::tiff_shape(path, source.open_path());
     case ImageFormat::pnm: return detail::pnm_shape(path, source.open_path());
+    case ImageFormat::fits: return detail::fits_shape(path, source.open_path());
   }
   GIGASEG_THROW(ErrorKind::internal, path, "unreachable format");
 }
@@ -234,9 +240,10 @@ void write_tiled_copy(std::string const& input, std::string const& output, index
                       WriteOptions const& options) {
   InputSource const source(input);
   ImageFormat const format = source.format();
-  ImageShape const shape = format == ImageFormat::tiff  ? detail::tiff_shape(input, source.open_path())
-                           : format == ImageFormat::png ? detail::png_shape(input, source.open_path())
-                                                        : detail::pnm_shape(input, source.open_path());
+  ImageShape const shape = format == ImageFormat::tiff   ? detail::tiff_shape(input, source.open_path())
+                           : format == ImageFormat::fits ? detail::fits_shape(input, source.open_path())
+                           : format == ImageFormat::png  ? detail::png_shape(input, source.open_path())
+                                                         : detail::pnm_shape(input, source.open_path());
   std::unique_ptr<TiffTileWriter> writer;
   // Each band: its tiles, the row of tiles below the one before.
   detail::Bands const bands = [&](AnyHostImage const& band, index_t first) {
@@ -258,9 +265,12 @@ void write_tiled_copy(std::string const& input, std::string const& output, index
     case ImageFormat::png: detail::read_png(input, source.open_path(), &bands, tile_height); break;
     case ImageFormat::pnm: detail::read_pnm(input, source.open_path(), &bands, tile_height); break;
     case ImageFormat::tiff:
+    case ImageFormat::fits:
       for (index_t y = 0; y < shape.height; y += tile_height) {
         Region const band{0, y, shape.width, std::min(tile_height, shape.height - y)};
-        bands(detail::read_tiff(input, source.open_path(), &band), y);
+        bands(format == ImageFormat::fits ? detail::read_fits(input, source.open_path(), &band)
+                                          : detail::read_tiff(input, source.open_path(), &band),
+              y);
       }
       break;
   }
@@ -290,6 +300,7 @@ void write_image(std::string const& path, AnyHostImage const& image, WriteOption
     case ImageFormat::png: detail::write_png(output.temp_path(), path, image); break;
     case ImageFormat::tiff: detail::write_tiff(output.temp_path(), path, image, options); break;
     case ImageFormat::pnm: detail::write_pnm(output.temp_path(), path, image); break;
+    case ImageFormat::fits: GIGASEG_THROW(ErrorKind::internal, path, "FITS is read, not written");
   }
   output.commit();
 }

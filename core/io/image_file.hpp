@@ -25,7 +25,7 @@ PixelType pixel_type(AnyHostImage const& image);
 index_t width(AnyHostImage const& image);
 index_t height(AnyHostImage const& image);
 
-enum class ImageFormat { png, tiff, pnm };
+enum class ImageFormat { png, tiff, pnm, fits };
 char const* to_string(ImageFormat format) noexcept;
 
 // How TIFF pixels are compressed. Integer samples get the horizontal-differencing predictor
@@ -66,8 +66,9 @@ struct Region {
   index_t x = 0, y = 0, width = 0, height = 0;
 };
 
-// Reads the rectangle `region` of a TIFF or BigTIFF (strips or tiles, any codec libtiff has),
-// decoding only the strips or tiles it overlaps; the pixels are those read_image gives there.
+// Reads the rectangle `region` of a TIFF or BigTIFF (strips or tiles, any codec libtiff has), or of
+// a FITS image (plain or tile-compressed), decoding only the strips, rows or tiles it overlaps; the
+// pixels are those read_image gives there.
 // Throws Error(usage) naming the file when the region is empty or not inside the image, and
 // Error(input) for a PNG or PGM/PPM, which cannot be read by region (their rows are one stream).
 AnyHostImage read_image_region(std::string const& path, Region const& region);
@@ -120,6 +121,10 @@ AnyHostImage read_png(std::string const& path, std::string const& source = {}, B
 ImageShape png_shape(std::string const& path, std::string const& source);
 ImageShape pnm_shape(std::string const& path, std::string const& source);
 AnyHostImage read_tiff(std::string const& path, std::string const& source = {}, Region const* region = nullptr);
+// FITS through cfitsio (core/io/fits_file.cpp): the first image HDU, 2-D; u8, u16 and u32 where the
+// integers are unsigned, else 32-bit float with BSCALE/BZERO applied and BLANK as NaN.
+AnyHostImage read_fits(std::string const& path, std::string const& source = {}, Region const* region = nullptr);
+ImageShape fits_shape(std::string const& path, std::string const& source);
 ImageShape tiff_shape(std::string const& path, std::string const& source);
 AnyHostImage read_pnm(std::string const& path, std::string const& source = {}, Bands const* bands = nullptr,
                       index_t band_rows = 0);

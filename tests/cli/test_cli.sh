@@ -372,6 +372,37 @@ expect 2 geojson-replaces-input -- label "$work/dots.tif" "$work/gt.tif" --geojs
 check geojson-replaces-input-names one_line_naming "--geojson"
 check geojson-replaces-input-intact cmp -s "$work/dots.tif" "$work/dots-before.tif"
 
+# FITS input (cfitsio): a float star field with a block of NaN (no data) thresholded by Otsu over
+# its finite pixels, the NaN never foreground; its stars labelled; converted to a float TIFF whole
+# and by bands of rows (read by region) alike; an 8-bit star field segmented tile by tile as in
+# memory; a cube refused naming the file.
+python3 "$(dirname "$0")/write_fits.py" "$work/stars.fits" star
+python3 "$(dirname "$0")/write_fits.py" "$work/stars8.fits" star8
+python3 "$(dirname "$0")/write_fits.py" "$work/cube.fits" cube
+expect 0 fits-threshold -- --compression none threshold "$work/stars.fits" "$work/stars-mask.tif" --method otsu
+expect 0 fits-convert-whole -- --compression none convert "$work/stars.fits" "$work/stars-whole.tif"
+expect 0 fits-convert-bands -- convert "$work/stars.fits" "$work/stars-bands.tif" --tile 32x32
+expect 0 fits-convert-untile -- --compression none convert "$work/stars-bands.tif" "$work/stars-untiled.tif"
+check fits-convert-bands-same cmp -s "$work/stars-whole.tif" "$work/stars-untiled.tif"
+expect 0 fits-nuclei -- --compression none segment "$work/stars8.fits" "$work/stars8.tif" --pipeline nuclei \
+  --stats "$work/stars8.csv"
+expect 0 fits-nuclei-tiled -- segment "$work/stars8.fits" "$work/stars8-tiled.tif" --pipeline nuclei --tile 32x32 \
+  --stats "$work/stars8-tiled.csv"
+check fits-nuclei-tiled-same-stats cmp -s "$work/stars8.csv" "$work/stars8-tiled.csv"
+check fits-nuclei-five-stars test "$(wc -l <"$work/stars8.csv")" -eq 6
+expect 0 fits-label -- label "$work/stars-mask.tif" "$work/stars-labels.pgm" --stats "$work/stars.csv"
+check fits-five-stars test "$(cat "$work/out")" = 5
+expect 0 fits-convert -- --json convert "$work/stars.fits" "$work/stars-float.tif"
+check fits-convert-float python3 -c "
+import json; d = json.load(open('$work/out')); assert d['pixel_type'] == 'f32' and d['width'] == 96 and d['height'] == 80, d"
+check fits-nan-never-foreground python3 -c "
+import struct; data = open('$work/stars-labels.pgm', 'rb').read().split(b'\\n', 3)[3]
+w = 96; v = lambda x, y: struct.unpack_from('>H', data, 2 * (y * w + x))[0] if len(data) == 2 * 96 * 80 else data[y * w + x]
+assert all(v(x, y) == 0 for y in range(60, 70) for x in range(10, 40))"
+expect 3 fits-cube -- convert "$work/cube.fits" "$work/cube.tif"
+check fits-cube-names one_line_naming "cube.fits.*3 axes"
+check fits-cube-nothing-written test ! -e "$work/cube.tif"
+
 # demo and the cells / kmeans pipelines on its synthetic tissue (every drawn cell found).
 expect 0 demo -- --json demo --size 512 --out "$work/demo"
 check demo-json python3 -c "import json; d=json.load(open('$work/out')); assert d['components']==d['cells_drawn']>=10 and all(k in d['timings_ms'] for k in ('edt','markers','watershed','merge'))"
