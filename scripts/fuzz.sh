@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the image readers with libFuzzer (clang), one reader after the other.
 #
-#   scripts/fuzz.sh [SECONDS] [READER...]    # default: 20 s each, readers png tiff pnm
+#   scripts/fuzz.sh [SECONDS] [READER...]    # default: 20 s each, readers png tiff pnm fits
 #
 # Builds a Serial-only Kokkos with clang (scripts/build-kokkos.sh fuzz, cached) and the fuzz
 # targets of tests/fuzz in build/fuzz, then runs each reader for SECONDS with AddressSanitizer,
@@ -18,7 +18,7 @@ root=$(dirname "$here")
 seconds=${1:-20}
 shift || true
 readers=("$@")
-[ ${#readers[@]} -gt 0 ] || readers=(png tiff pnm)
+[ ${#readers[@]} -gt 0 ] || readers=(png tiff pnm fits)
 cache=${GIGASEG_CACHE:-$HOME/.cache/gigaseg}
 command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (scripts/install-deps.sh installs clang)" >&2; exit 1; }
 

@@ -627,7 +627,7 @@ TEST(FuzzCorpus, EveryInputReadsOrFailsCleanly) {
   std::string const corpus = std::string(env ? env : GIGASEG_TEST_DATA) + "/../fuzz/corpus";
   set_read_pixel_limit(index_t(1) << 24);
   int files = 0, seeds_read = 0;
-  for (char const* format : {"png", "tiff", "pnm"}) {
+  for (char const* format : {"png", "tiff", "pnm", "fits"}) {
     std::string const folder = corpus + "/" + format;
     DIR* d = opendir(folder.c_str());
     ASSERT_NE(d, nullptr) << folder;
@@ -640,6 +640,7 @@ TEST(FuzzCorpus, EveryInputReadsOrFailsCleanly) {
       try {
         AnyHostImage const image = std::string(format) == "png"    ? detail::read_png(file)
                                    : std::string(format) == "tiff" ? detail::read_tiff(file)
+                                   : std::string(format) == "fits" ? detail::read_fits(file)
                                                                    : detail::read_pnm(file);
         EXPECT_GT(width(image) * height(image), 0) << file;
         seeds_read += seed ? 1 : 0;
@@ -652,7 +653,7 @@ TEST(FuzzCorpus, EveryInputReadsOrFailsCleanly) {
     closedir(d);
   }
   set_read_pixel_limit(0);
-  EXPECT_GE(seeds_read, 33);  // make_seeds.py's 11 PNG, 15 TIFF and 7 PGM/PPM seeds
+  EXPECT_GE(seeds_read, 39);  // make_seeds.py's 11 PNG, 15 TIFF, 7 PGM/PPM and 6 FITS seeds
   EXPECT_GE(files, seeds_read);
 }
 

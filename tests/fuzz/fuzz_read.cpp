@@ -1,5 +1,5 @@
-// libFuzzer target for one image reader, chosen at compile time by GIGASEG_FUZZ_FORMAT (png, tiff
-// or pnm; tests/fuzz/CMakeLists.txt builds one binary each). The reader is called directly, not
+// libFuzzer target for one image reader, chosen at compile time by GIGASEG_FUZZ_FORMAT (png, tiff,
+// pnm or fits; tests/fuzz/CMakeLists.txt builds one binary each). The reader is called directly, not
 // through read_image's format detection, so every mutation reaches the reader under test.
 //
 // What counts as a failure: a crash, a sanitizer report (ASan, UBSan, leaks), a hang, or any
@@ -19,7 +19,7 @@
 #include <string>
 
 #ifndef GIGASEG_FUZZ_FORMAT
-#error "define GIGASEG_FUZZ_FORMAT as png, tiff or pnm"
+#error "define GIGASEG_FUZZ_FORMAT as png, tiff, pnm or fits"
 #endif
 
 namespace {

@@ -200,9 +200,33 @@ def pnm_seeds():
     }
 
 
+# --- FITS --------------------------------------------------------------------------------------
+def fits_seeds():
+    def fits(bitpix, axes, values, keys=()):
+        def card(key, value):
+            return ("%-8s= %20s" % (key, value)).ljust(80).encode()
+        cards = [card("SIMPLE", "T"), card("BITPIX", str(bitpix)), card("NAXIS", str(len(axes)))]
+        cards += [card("NAXIS%d" % (i + 1), str(n)) for i, n in enumerate(axes)]
+        cards += [card(k, v) for k, v in keys]
+        header = b"".join(cards) + b"END".ljust(80)
+        header += b" " * (-len(header) % 2880)
+        fmt = {8: "B", 16: "h", 32: "i", -32: "f", -64: "d"}[bitpix]
+        data = struct.pack(">%d%s" % (len(values), fmt), *values)
+        return header + data + b"\0" * (-len(data) % 2880)
+
+    return {
+        "u8.fits": fits(8, (7, 5), [(i * 37) % 256 for i in range(35)]),
+        "u16.fits": fits(16, (4, 3), [i * 5000 - 30000 for i in range(12)], [("BZERO", "32768"), ("BSCALE", "1")]),
+        "scaled.fits": fits(16, (3, 3), [-1, 0, 5, 7, -1, 9, 2, 3, 4], [("BSCALE", "0.5"), ("BZERO", "10.0"), ("BLANK", "-1")]),
+        "i32.fits": fits(32, (3, 2), [-5, 0, 7, 100000, -2, 3]),
+        "f32.fits": fits(-32, (4, 2), [1.5, float("nan"), -2.0, 3.25, 0.0, 1e30, -1e-30, 7.0]),
+        "f64.fits": fits(-64, (2, 2), [0.1, -7.0, 3.0, float("nan")]),
+    }
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")
-    for folder, seeds in (("png", png_seeds()), ("tiff", tiff_seeds()), ("pnm", pnm_seeds())):
+    for folder, seeds in (("png", png_seeds()), ("tiff", tiff_seeds()), ("pnm", pnm_seeds()), ("fits", fits_seeds())):
         os.makedirs(os.path.join(root, folder), exist_ok=True)
         for name, content in seeds.items():
             with open(os.path.join(root, folder, name), "wb") as f:
