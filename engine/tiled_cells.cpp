@@ -289,7 +289,6 @@ std::vector<RegionStats> region_stats_tiled(std::string const& labels, index_t c
       }
     }
   }
-  r.passes += 1;
   std::vector<RegionStats> regions(static_cast<std::size_t>(count));
   for (index_t l = 1; l <= count; ++l) regions[std::size_t(l - 1)] = totals[std::size_t(l)].stats(Label(l));
   return regions;
