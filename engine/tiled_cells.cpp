@@ -498,10 +498,12 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
         [](std::size_t, int) {},
         detail::PipelineWorkers{detail::ring_readers(reader.concurrent_reads(threads)), 1, &report.seconds});
   });
-  if (detail::group_size(group) > 1)  // the largest over the ranks
-    for (auto const& theirs : group->all_gather(std::vector<unsigned char>(
-             reinterpret_cast<unsigned char const*>(&most), reinterpret_cast<unsigned char const*>(&most + 1))))
+  if (detail::group_size(group) > 1) {  // the largest over the ranks
+    std::vector<unsigned char> bytes;
+    detail::append_bytes(bytes, &most, 1);
+    for (auto const& theirs : group->all_gather(bytes))
       most = std::max(most, detail::ByteReader(theirs).value<float>());
+  }
   // The squared distances fit 16 bits while the largest distance is below 256 (sqrt(65535) rounds
   // to 255.998 as a float); they are the squares of the float distances rounded (exact there).
   bool const narrow = most < 256.f;
