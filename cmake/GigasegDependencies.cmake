@@ -5,6 +5,8 @@ find_package(PNG REQUIRED)
 pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 # FITS images (core/io/fits_file.cpp): read by region, tile-compressed ones included.
 pkg_check_modules(CFITSIO REQUIRED IMPORTED_TARGET cfitsio)
+# Whole-slide images (core/io/slide_file.cpp): SVS, NDPI, MIRAX, SCN and the rest, read by region.
+pkg_check_modules(OPENSLIDE REQUIRED IMPORTED_TARGET openslide)
 # The image writers' own compressors (PNG and TIFF pieces encoded on several threads).
 find_package(ZLIB REQUIRED)
 pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)

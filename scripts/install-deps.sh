@@ -4,12 +4,14 @@
 set -euo pipefail
 packages=(
   g++ cmake ninja-build ccache pkg-config python3
-  libhwloc-dev libtiff-dev libpng-dev libcfitsio-dev zlib1g-dev libdeflate-dev libzstd-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  libhwloc-dev libtiff-dev libpng-dev libcfitsio-dev libopenslide-dev zlib1g-dev libdeflate-dev libzstd-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libbenchmark-dev
   libfftw3-dev libopenmpi-dev
   libopencv-core-dev libopencv-imgproc-dev  # test oracle only
   libopencv-imgcodecs-dev                   # the command line's peer (perf/opencv_cli_peer.cpp)
   python3-skimage                           # its sample photographs: the cross-backend test's inputs
+  python3-tifffile                          # reads the OME-TIFF outputs back in the tests
+  python3-openslide                         # the slide reads' peer (perf/slide_read.py)
   clang libclang-rt-14-dev                  # libFuzzer for the readers' fuzzers (scripts/fuzz.sh)
   clang-format-14                           # the format check (scripts/check-format.sh)
 )

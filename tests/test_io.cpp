@@ -551,7 +551,7 @@ TEST_F(ImageFiles, MissingEmptyAndUnknownFiles) {
   write_bytes("empty.png", "");
   expect_input_error(path("empty.png"), "empty");
   write_bytes("text.png", "hello, this is not an image");
-  expect_input_error(path("text.png"), "not a PNG, TIFF, PGM/PPM or FITS");
+  expect_input_error(path("text.png"), "not a PNG, TIFF, PGM/PPM, FITS or whole-slide image");
 }
 
 TEST_F(ImageFiles, TruncatedFilesAreInputErrors) {

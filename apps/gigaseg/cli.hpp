@@ -24,6 +24,8 @@ struct GlobalOptions {
   bool quiet = false;
   std::string small_image_pixels;       // empty: the built-in defaults; "N" or "family=N,..."
   std::string compression = "deflate";  // TIFF outputs: none|deflate|zstd
+  int level = 0;                        // the level of a whole-slide input that is read
+  double mpp = 0;                       // > 0: the level nearest this many microns per pixel instead
 };
 
 // What a command gets when it runs: Kokkos is initialised and the context is ready.

@@ -61,8 +61,11 @@ bool is_image_name(fs::path const& path) {
   std::string extension = path.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return char(std::tolower(c)); });
-  return extension == ".png" || extension == ".tif" || extension == ".tiff" || extension == ".pgm" ||
-         extension == ".ppm";
+  // Images, FITS, and the whole-slide formats OpenSlide reads (MIRAX by its index file).
+  for (char const* known : {".png", ".tif", ".tiff", ".pgm", ".ppm", ".fits", ".fit", ".fts", ".svs", ".ndpi", ".scn",
+                            ".mrxs", ".vms", ".vmu", ".svslide", ".bif"})
+    if (extension == known) return true;
+  return false;
 }
 
 // The images of a folder (sorted by name), or the lines of a list file (blank lines and lines
@@ -76,7 +79,8 @@ std::vector<std::string> list_inputs(std::string const& input) {
     GIGASEG_REQUIRE(!error, ErrorKind::input, input, "cannot list the folder: " + error.message());
     std::sort(files.begin(), files.end());
     GIGASEG_REQUIRE(!files.empty(), ErrorKind::input, input,
-                    "the folder holds no .png, .tif, .tiff, .pgm or .ppm file");
+                    "the folder holds no image (.png, .tif, .tiff, .pgm, .ppm, .fits, or a slide: .svs, .ndpi, .scn, "
+                    ".mrxs, .vms, .vmu, .svslide, .bif)");
     return files;
   }
   if (fs::is_regular_file(input, error)) {
@@ -218,8 +222,9 @@ Command make_batch_command(CLI::App& parent) {
   command.app = parent.add_subcommand("batch", "one pipeline over a folder or a list of images");
   CLI::App& app = *command.app;
   add_pipeline_options(app, a.pipeline);
-  app.add_option("--input", a.input,
-                 "a folder of images (.png, .tif, .tiff, .pgm, .ppm) or a list file, one path a line")
+  app.add_option(
+         "--input", a.input,
+         "a folder of images (.png, .tif, .tiff, .pgm, .ppm, .fits, whole slides) or a list file, one path a line")
       ->required();
   app.add_option("--output", a.output, "folder for OUTDIR/<name>.tif and summary.csv (created if missing)")->required();
   app.add_flag("--resume", a.resume, "skip images whose outputs are already complete");

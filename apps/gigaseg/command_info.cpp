@@ -1,19 +1,82 @@
-// gigaseg info: versions, backends, GPUs, host topology and the small-image threshold.
+// gigaseg info [IN]: versions, backends, GPUs, host topology and the small-image threshold; with an
+// image, its format and size, and for a whole-slide image its levels and resolution.
 #include "apps/gigaseg/cli.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/topology.hpp"
 
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
 
 namespace gigaseg::cli {
+namespace {
+
+// The image's format, size and resolution; a slide's vendor, levels and associated images.
+void describe_image(Session& session, std::string const& path) {
+  ImageFormat const format = detect_format(path);
+  auto& r = session.report;
+  r["command"] = "info";
+  r["input"] = path;
+  r["format"] = to_string(format);
+  std::ostringstream text;
+  text << path << ": ";
+  if (format != ImageFormat::slide) {
+    ImageShape const shape = image_shape(path);
+    r["width"] = shape.width;
+    r["height"] = shape.height;
+    r["levels"] = 1;
+    text << to_string(format) << ", " << shape.width << " x " << shape.height << " pixels, one level\n";
+  } else {
+    SlideInfo const slide = slide_info(path);
+    r["vendor"] = slide.vendor;
+    r["mpp_x"] = slide.mpp_x > 0 ? nlohmann::json(slide.mpp_x) : nlohmann::json();
+    r["mpp_y"] = slide.mpp_y > 0 ? nlohmann::json(slide.mpp_y) : nlohmann::json();
+    r["objective_power"] = slide.objective_power > 0 ? nlohmann::json(slide.objective_power) : nlohmann::json();
+    r["associated_images"] = slide.associated_images;
+    r["levels"] = nlohmann::json::array();
+    text << "whole-slide image (" << slide.vendor << "), " << slide.levels.size() << " level"
+         << (slide.levels.size() == 1 ? "" : "s");
+    if (slide.mpp_x > 0) text << ", " << slide.mpp_x << " x " << slide.mpp_y << " microns per pixel at level 0";
+    if (slide.objective_power > 0) text << ", " << slide.objective_power << "x objective";
+    text << "\n";
+    for (std::size_t l = 0; l < slide.levels.size(); ++l) {
+      SlideLevel const& level = slide.levels[l];
+      nlohmann::json entry = {
+          {"level", l}, {"width", level.width}, {"height", level.height}, {"downsample", level.downsample}};
+      text << "  level " << l << ": " << level.width << " x " << level.height << ", downsample " << level.downsample;
+      if (slide.mpp_x > 0) {
+        entry["mpp"] = slide.mpp_x * level.downsample;
+        text << ", " << slide.mpp_x * level.downsample << " microns per pixel";
+      }
+      text << "\n";
+      r["levels"].push_back(entry);
+    }
+    if (!slide.associated_images.empty()) {
+      text << "  associated images:";
+      for (auto const& name : slide.associated_images) text << ' ' << name;
+      text << "\n";
+    }
+  }
+  if (!session.options.json && !session.options.quiet) std::cout << text.str();
+}
+
+}  // namespace
 
 Command make_info_command(CLI::App& parent) {
   Command command;
   command.name = "info";
-  command.app = parent.add_subcommand("info", "versions, backends, devices, host topology");
-  command.run = [](Session& session) {
+  command.app = parent.add_subcommand("info", "versions, backends, devices, host topology; an image's levels");
+  auto input = std::make_shared<std::string>();
+  command.app->add_option("IN", *input, "an image: its format and size; a whole-slide image's levels and resolution");
+  command.run = [input](Session& session) {
+    if (!input->empty()) {
+      describe_image(session, *input);
+      return;
+    }
     BuildInfo const build = build_info();
     auto const devices = visible_devices();
     std::vector<std::string> bus_ids;

@@ -75,6 +75,16 @@ bool distributed_command(std::string const& name) {
   return false;
 }
 
+// --level and --mpp pick a level of a whole-slide image; given for another image (one level) they
+// are a mistake. A batch applies them to the slides among its images.
+void check_slide_options(CLI::App const& command, cli::GlobalOptions const& options) {
+  if (options.level == 0 && options.mpp <= 0) return;
+  std::string const input = cli::input_of(command);
+  if (input.empty() || command.get_name() == "batch") return;
+  GIGASEG_REQUIRE(detect_format(input) == ImageFormat::slide, ErrorKind::usage, options.mpp > 0 ? "--mpp" : "--level",
+                  input + " is not a whole-slide image: it has one level");
+}
+
 void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
   app.add_option("--backend", options.backend,
                  "auto|cuda|openmp|serial (auto: CUDA for images above the small-image threshold)")
@@ -88,6 +98,14 @@ void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
                  "none|deflate|zstd: how TIFF outputs are compressed (default deflate; integer images with the "
                  "horizontal predictor)")
       ->check(CLI::IsMember({"none", "deflate", "zstd"}));
+  CLI::Option* level = app.add_option("--level", options.level,
+                                      "the level of a whole-slide image to read (0, the default: full resolution; "
+                                      "gigaseg info SLIDE lists them)")
+                           ->check(cli::non_negative_number());
+  CLI::Option* mpp = app.add_option("--mpp", options.mpp,
+                                    "read the level of a whole-slide image nearest this resolution (microns per pixel)")
+                         ->check(cli::positive_number());
+  level->excludes(mpp);
   app.add_flag("--json", options.json, "print one JSON object summarising the result");
   app.add_flag("--quiet", options.quiet, "print nothing but errors");
 }
@@ -191,6 +209,7 @@ int main(int argc, char** argv) {
                                        : options.compression == "zstd" ? TiffCompression::zstd
                                                                        : TiffCompression::deflate;
       set_default_write_options(write_options);
+      set_default_read_options(ReadOptions{options.level, options.mpp});
       ContextOptions context_options;
       context_options.backend = parse_backend(options.backend);
       if (app.get_option("--small-image-pixels")->count() > 0)  // given, even as an empty string
@@ -205,6 +224,7 @@ int main(int argc, char** argv) {
       for (auto& command : commands) {
         if (!command.app->parsed()) continue;
         cli::check_file_roles(*command.app);
+        check_slide_options(*command.app, options);
         cli::OutputsBefore const outputs(*command.app);
         std::exception_ptr failed;
         try {

@@ -87,6 +87,7 @@ char const* to_string(ImageFormat format) noexcept {
     case ImageFormat::tiff: return "tiff";
     case ImageFormat::pnm: return "pnm";
     case ImageFormat::fits: return "fits";
+    case ImageFormat::slide: return "slide";
   }
   return "?";
 }
@@ -102,7 +103,7 @@ ImageFormat format_of(unsigned char const* magic, std::size_t got) {
     return ImageFormat::tiff;
   if (got >= 2 && magic[0] == 'P' && magic[1] != 0 && std::strchr("2356", magic[1]) != nullptr) return ImageFormat::pnm;
   if (got == 8 && std::memcmp(magic, "SIMPLE  ", 8) == 0) return ImageFormat::fits;  // a FITS primary header
-  throw std::invalid_argument(got == 0 ? "file is empty" : "not a PNG, TIFF, PGM/PPM or FITS file");
+  throw std::invalid_argument(got == 0 ? "file is empty" : "not a PNG, TIFF, PGM/PPM, FITS or whole-slide image file");
 }
 
 // Where a reader finds the bytes of `path`: the path itself for a regular file; for a pipe, a
@@ -134,11 +135,22 @@ class InputSource {
     unsigned char magic[8] = {};
     std::size_t const got = std::fread(magic, 1, sizeof magic, file.get());
     GIGASEG_REQUIRE(!std::ferror(file.get()), ErrorKind::input, path_, std::strerror(errno));
+    file.reset();
+    std::string unknown;
+    ImageFormat format = ImageFormat::tiff;
     try {
-      return format_of(magic, got);
+      format = format_of(magic, got);
     } catch (std::invalid_argument const& e) {
-      GIGASEG_THROW(ErrorKind::input, path_, e.what());
+      unknown = e.what();
     }
+    // A TIFF that a slide scanner wrote, or a slide in a format of its own (MIRAX, Hamamatsu VMS):
+    // OpenSlide's. A stream's copy is never a slide (OpenSlide opens files by name, some several).
+    if ((format == ImageFormat::tiff || !unknown.empty()) && copy_ < 0) {
+      std::string const vendor = detail::slide_vendor(open_path_);
+      if (!vendor.empty() && vendor != "generic-tiff") return ImageFormat::slide;
+    }
+    GIGASEG_REQUIRE(unknown.empty(), ErrorKind::input, path_, unknown);
+    return format;
   }
 
  private:
@@ -205,13 +217,22 @@ AnyHostImage read_image(std::string const& path) {
     case ImageFormat::tiff: return detail::read_tiff(path, source.open_path());
     case ImageFormat::pnm: return detail::read_pnm(path, source.open_path());
     case ImageFormat::fits: return detail::read_fits(path, source.open_path());
+    case ImageFormat::slide: return detail::read_slide(path, source.open_path());
   }
   GIGASEG_THROW(ErrorKind::internal, path, "unreachable format");
 }
 
+SlideInfo slide_info(std::string const& path) {
+  InputSource const source(path);
+  GIGASEG_REQUIRE(source.format() == ImageFormat::slide, ErrorKind::input, path,
+                  "is not a whole-slide image (OpenSlide names no slide vendor for it)");
+  return detail::read_slide_info(path, source.open_path());
+}
+
 namespace {
 void require_region_readable(std::string const& path, ImageFormat format) {
-  GIGASEG_REQUIRE(format == ImageFormat::tiff || format == ImageFormat::fits, ErrorKind::input, path,
+  GIGASEG_REQUIRE(format == ImageFormat::tiff || format == ImageFormat::fits || format == ImageFormat::slide,
+                  ErrorKind::input, path,
                   std::string("a ") + (format == ImageFormat::png ? "PNG" : "PGM/PPM") +
                       " file cannot be read by region (its rows are one stream); convert it to a tiled TIFF");
 }
@@ -222,6 +243,7 @@ AnyHostImage read_image_region(std::string const& path, Region const& region) {
   ImageFormat const format = source.format();
   require_region_readable(path, format);
   if (format == ImageFormat::fits) return detail::read_fits(path, source.open_path(), &region);
+  if (format == ImageFormat::slide) return detail::read_slide(path, source.open_path(), &region);
   return detail::read_tiff(path, source.open_path(), &region);
 }
 
@@ -232,6 +254,7 @@ ImageShape image_shape(std::string const& path) {
     case ImageFormat::tiff: return detail::tiff_shape(path, source.open_path());
     case ImageFormat::pnm: return detail::pnm_shape(path, source.open_path());
     case ImageFormat::fits: return detail::fits_shape(path, source.open_path());
+    case ImageFormat::slide: return detail::slide_shape(path, source.open_path());
   }
   GIGASEG_THROW(ErrorKind::internal, path, "unreachable format");
 }
@@ -240,10 +263,11 @@ void write_tiled_copy(std::string const& input, std::string const& output, index
                       WriteOptions const& options) {
   InputSource const source(input);
   ImageFormat const format = source.format();
-  ImageShape const shape = format == ImageFormat::tiff   ? detail::tiff_shape(input, source.open_path())
-                           : format == ImageFormat::fits ? detail::fits_shape(input, source.open_path())
-                           : format == ImageFormat::png  ? detail::png_shape(input, source.open_path())
-                                                         : detail::pnm_shape(input, source.open_path());
+  ImageShape const shape = format == ImageFormat::tiff    ? detail::tiff_shape(input, source.open_path())
+                           : format == ImageFormat::fits  ? detail::fits_shape(input, source.open_path())
+                           : format == ImageFormat::slide ? detail::slide_shape(input, source.open_path())
+                           : format == ImageFormat::png   ? detail::png_shape(input, source.open_path())
+                                                          : detail::pnm_shape(input, source.open_path());
   std::unique_ptr<TiffTileWriter> writer;
   // Each band: its tiles, the row of tiles below the one before.
   detail::Bands const bands = [&](AnyHostImage const& band, index_t first) {
@@ -266,10 +290,12 @@ void write_tiled_copy(std::string const& input, std::string const& output, index
     case ImageFormat::pnm: detail::read_pnm(input, source.open_path(), &bands, tile_height); break;
     case ImageFormat::tiff:
     case ImageFormat::fits:
+    case ImageFormat::slide:
       for (index_t y = 0; y < shape.height; y += tile_height) {
         Region const band{0, y, shape.width, std::min(tile_height, shape.height - y)};
-        bands(format == ImageFormat::fits ? detail::read_fits(input, source.open_path(), &band)
-                                          : detail::read_tiff(input, source.open_path(), &band),
+        bands(format == ImageFormat::fits    ? detail::read_fits(input, source.open_path(), &band)
+              : format == ImageFormat::slide ? detail::read_slide(input, source.open_path(), &band)
+                                             : detail::read_tiff(input, source.open_path(), &band),
               y);
       }
       break;
@@ -300,7 +326,8 @@ void write_image(std::string const& path, AnyHostImage const& image, WriteOption
     case ImageFormat::png: detail::write_png(output.temp_path(), path, image); break;
     case ImageFormat::tiff: detail::write_tiff(output.temp_path(), path, image, options); break;
     case ImageFormat::pnm: detail::write_pnm(output.temp_path(), path, image); break;
-    case ImageFormat::fits: GIGASEG_THROW(ErrorKind::internal, path, "FITS is read, not written");
+    case ImageFormat::fits:
+    case ImageFormat::slide: GIGASEG_THROW(ErrorKind::internal, path, "FITS and slides are read, not written");
   }
   output.commit();
 }

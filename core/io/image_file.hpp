@@ -1,9 +1,10 @@
 #pragma once
-// Reading and writing image files: PNG (libpng), TIFF (libtiff) and PGM/PPM.
+// Reading and writing image files: PNG (libpng), TIFF (libtiff), PGM/PPM and FITS (cfitsio, read
+// only); whole-slide images (OpenSlide, read only).
 //
 // Files are read into host images of the pixel type they hold; the format is recognised from
-// the file's first bytes, not its name. Writing picks the format from the extension and is
-// atomic (AtomicOutput). Every failure is an Error(input) naming the file.
+// the file's first bytes, not its name (a whole-slide image: by OpenSlide). Writing picks the format from the extension
+// and is atomic (AtomicOutput). Every failure is an Error(input) naming the file.
 //
 // Conventions (docs/cli.md repeats them for users):
 //  - alpha channels are dropped; gray+alpha reads as gray;
@@ -15,6 +16,7 @@
 #include <functional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace gigaseg {
 
@@ -25,7 +27,10 @@ PixelType pixel_type(AnyHostImage const& image);
 index_t width(AnyHostImage const& image);
 index_t height(AnyHostImage const& image);
 
-enum class ImageFormat { png, tiff, pnm, fits };
+// `slide`: a whole-slide image OpenSlide names a vendor for (Aperio SVS, Hamamatsu, MIRAX, Leica,
+// Philips, Ventana, Sakura), read a level at a time as 8-bit RGB. A plain TIFF, tiled or not, is
+// read by libtiff (OpenSlide's "generic-tiff" vendor), in the pixel type it holds.
+enum class ImageFormat { png, tiff, pnm, fits, slide };
 char const* to_string(ImageFormat format) noexcept;
 
 // How TIFF pixels are compressed. Integer samples get the horizontal-differencing predictor
@@ -55,6 +60,37 @@ WriteOptions default_write_options();
 void set_io_threads(int threads) noexcept;
 int io_threads() noexcept;
 
+// Which level of a whole-slide image is read: `slide_level`, or with `slide_mpp` > 0 the level
+// whose microns per pixel are nearest it in ratio (the finer level on a tie; a slide that states no
+// resolution is an Error(input)). A level the slide does not have is an Error(usage) naming the
+// file. Other images have one level and ignore these. Process-wide, like the write options: the
+// command line sets them from --level and --mpp.
+struct ReadOptions {
+  int slide_level = 0;
+  double slide_mpp = 0;
+};
+void set_default_read_options(ReadOptions const& options);
+ReadOptions default_read_options();
+
+// What OpenSlide says of a whole-slide image: its vendor, its levels (level 0 the full resolution;
+// downsample: level 0's pixels per pixel of the level), microns per pixel at level 0 (0: not
+// stated), the objective's power (0: not stated), the colour shown where nothing was scanned, and
+// the names of its associated images (label, macro, thumbnail).
+struct SlideLevel {
+  index_t width = 0, height = 0;
+  double downsample = 1;
+};
+struct SlideInfo {
+  std::string vendor;
+  std::vector<SlideLevel> levels;
+  double mpp_x = 0, mpp_y = 0;
+  double objective_power = 0;
+  Rgb8 background{255, 255, 255};
+  std::vector<std::string> associated_images;
+};
+// Throws Error(input) naming the file when it is not a whole-slide image or OpenSlide rejects it.
+SlideInfo slide_info(std::string const& path);
+
 // Reads `path`. Throws Error(input) if it is missing, a directory, unreadable, truncated, corrupt
 // or holds a pixel layout gigaseg does not support; Error(resource) if the image does not fit in
 // memory. A pipe, FIFO or `/dev/stdin` is read once, into memory, then decoded.
@@ -66,9 +102,9 @@ struct Region {
   index_t x = 0, y = 0, width = 0, height = 0;
 };
 
-// Reads the rectangle `region` of a TIFF or BigTIFF (strips or tiles, any codec libtiff has), or of
-// a FITS image (plain or tile-compressed), decoding only the strips, rows or tiles it overlaps; the
-// pixels are those read_image gives there.
+// Reads the rectangle `region` of a TIFF or BigTIFF (strips or tiles, any codec libtiff has), of
+// a FITS image (plain or tile-compressed) or of a whole-slide image's level, decoding only the
+// strips, rows or tiles it overlaps; the pixels are those read_image gives there.
 // Throws Error(usage) naming the file when the region is empty or not inside the image, and
 // Error(input) for a PNG or PGM/PPM, which cannot be read by region (their rows are one stream).
 AnyHostImage read_image_region(std::string const& path, Region const& region);
@@ -76,9 +112,13 @@ AnyHostImage read_image_region(std::string const& path, Region const& region);
 // An image's size, from its header alone, and the unit its pixels are stored and decoded in: a
 // TIFF's tiles, or for strips the full width by the rows of a strip; the whole image for PNG and
 // PGM/PPM (one stream of rows). Errors as read_image's.
+// Whole-slide images are decoded in chunks of 1024 x 1024 of the level read. The physical size of a
+// pixel in microns, where the file states it (a slide's openslide.mpp-x/y times the level's
+// downsample); 0 where it does not.
 struct ImageShape {
   index_t width = 0, height = 0;
   index_t block_width = 0, block_height = 0;
+  double microns_per_pixel_x = 0, microns_per_pixel_y = 0;
 };
 ImageShape image_shape(std::string const& path);
 
@@ -125,6 +165,14 @@ AnyHostImage read_tiff(std::string const& path, std::string const& source = {}, 
 // integers are unsigned, else 32-bit float with BSCALE/BZERO applied and BLANK as NaN.
 AnyHostImage read_fits(std::string const& path, std::string const& source = {}, Region const* region = nullptr);
 ImageShape fits_shape(std::string const& path, std::string const& source);
+// Whole-slide images through OpenSlide (core/io/slide_file.cpp). slide_vendor: the vendor OpenSlide
+// names for the regular file `source` ("" for none, and for a stream), kept per file.
+std::string slide_vendor(std::string const& source);
+SlideInfo read_slide_info(std::string const& path, std::string const& source);
+ImageShape slide_shape(std::string const& path, std::string const& source);
+AnyHostImage read_slide(std::string const& path, std::string const& source, Region const* region = nullptr);
+// The level `options` pick of a slide (ReadOptions).
+index_t slide_level(std::string const& path, SlideInfo const& info, ReadOptions const& options);
 ImageShape tiff_shape(std::string const& path, std::string const& source);
 AnyHostImage read_pnm(std::string const& path, std::string const& source = {}, Bands const* bands = nullptr,
                       index_t band_rows = 0);
@@ -140,6 +188,14 @@ constexpr bool needs_bigtiff(index_t w, index_t h, index_t pixel, index_t block_
   index_t const stored_w = block_width > 0 ? (w + block_width - 1) / block_width * block_width : w;
   index_t const stored_h = block_height > 0 ? (h + block_height - 1) / block_height * block_height : h;
   return stored_w * stored_h * pixel > (index_t(1) << 32) - (index_t(64) << 20);
+}
+// OpenSlide's premultiplied ARGB pixel composited over the background `bg`: c + (255 - a) * bg / 255,
+// rounded (an opaque pixel is its colour, a transparent one the background).
+constexpr Rgb8 over_background(std::uint32_t argb, Rgb8 bg) noexcept {
+  unsigned const t = 255 - (argb >> 24);
+  return {std::uint8_t(((argb >> 16) & 255) + (t * bg.r + 127) / 255),
+          std::uint8_t(((argb >> 8) & 255) + (t * bg.g + 127) / 255),
+          std::uint8_t((argb & 255) + (t * bg.b + 127) / 255)};
 }
 // 16-bit colour to 8 bits, the rounding libpng's png_set_scale_16 uses.
 constexpr std::uint8_t scale_16_to_8(std::uint32_t v) noexcept {

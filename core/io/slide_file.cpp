@@ -1,0 +1,299 @@
+// Whole-slide images through OpenSlide (image_file.hpp): Aperio SVS, Hamamatsu NDPI/VMS, MIRAX,
+// Leica SCN, Philips TIFF, Ventana, Sakura and the other formats OpenSlide knows, read a level at a
+// time, whole or by region, as 8-bit RGB.
+//
+// OpenSlide paints regions in premultiplied ARGB. Pixels are composited over the slide's background
+// colour (openslide.background-color, white when the slide names none): out = c + (255 - a) * bg /
+// 255, rounded, so an opaque pixel is its colour and a transparent one (outside the scanned area)
+// the background, as slide viewers show them.
+//
+// Reads follow a fixed grid of 1024 x 1024 chunks of the level, each painted by one
+// openslide_read_region call, on up to io_threads() threads, and cut to the rectangle asked for.
+// Painting a level whose downsample is not a whole number places its tiles at fractional offsets, so
+// a pixel's value could depend on where a read starts; with the fixed grid a pixel is always painted
+// by the same call, so reading by tiles gives the pixels of reading the level whole.
+#include "gigaseg/core/error.hpp"
+#include "gigaseg/core/io/image_file.hpp"
+
+#include <openslide.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <sys/stat.h>
+
+namespace gigaseg {
+
+namespace {
+std::mutex read_options_mutex;
+ReadOptions read_options;
+}  // namespace
+
+void set_default_read_options(ReadOptions const& options) {
+  std::lock_guard<std::mutex> lock(read_options_mutex);
+  read_options = options;
+}
+ReadOptions default_read_options() {
+  std::lock_guard<std::mutex> lock(read_options_mutex);
+  return read_options;
+}
+
+namespace detail {
+namespace {
+
+constexpr index_t chunk_side = 1024;
+
+struct SlideCloser {
+  void operator()(openslide_t* s) const { openslide_close(s); }
+};
+
+// An open slide and what OpenSlide says of it.
+struct Slide {
+  std::unique_ptr<openslide_t, SlideCloser> handle;
+  SlideInfo info;
+};
+
+// The file's identity: a slide replaced under the same name is opened again.
+struct FileKey {
+  std::string path;
+  dev_t device = 0;
+  ino_t inode = 0;
+  off_t size = 0;
+  std::int64_t modified_ns = 0;
+  bool operator==(FileKey const& o) const {
+    return path == o.path && device == o.device && inode == o.inode && size == o.size && modified_ns == o.modified_ns;
+  }
+};
+
+bool file_key(std::string const& path, FileKey& key) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  key = {path, st.st_dev, st.st_ino, st.st_size, std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+  return true;
+}
+
+// OpenSlide's answer to "which vendor wrote this file", kept for the files asked about most
+// recently: the tile engine asks for every tile it reads.
+struct VendorCache {
+  std::mutex mutex;
+  std::list<std::pair<FileKey, std::string>> entries;  // most recent first; "" where OpenSlide names none
+};
+VendorCache& vendors() {
+  static VendorCache cache;
+  return cache;
+}
+
+// Open slides, most recently used first (opening one parses its whole directory: "a tile server
+// should not call openslide_open() on every tile request", openslide.h). A handle whose read failed
+// stays in error in OpenSlide and is dropped.
+struct SlideCache {
+  std::mutex mutex;
+  std::list<std::pair<FileKey, std::shared_ptr<Slide>>> entries;
+};
+SlideCache& slides() {
+  static SlideCache cache;
+  return cache;
+}
+constexpr std::size_t cache_entries = 8;
+
+double property_number(openslide_t* s, char const* name) {
+  char const* value = openslide_get_property_value(s, name);
+  if (value == nullptr) return 0;
+  char* end = nullptr;
+  double const v = std::strtod(value, &end);
+  return end != value && std::isfinite(v) && v > 0 ? v : 0;
+}
+
+std::shared_ptr<Slide> open_slide(std::string const& path, std::string const& open_path) {
+  FileKey key;
+  bool const keyed = file_key(open_path, key);
+  auto& cache = slides();
+  if (keyed) {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    for (auto it = cache.entries.begin(); it != cache.entries.end(); ++it)
+      if (it->first == key) {
+        cache.entries.splice(cache.entries.begin(), cache.entries, it);
+        return it->second;
+      }
+  }
+  auto slide = std::make_shared<Slide>();
+  slide->handle.reset(openslide_open(open_path.c_str()));
+  GIGASEG_REQUIRE(slide->handle != nullptr, ErrorKind::input, path, "is not a whole-slide image OpenSlide can read");
+  openslide_t* s = slide->handle.get();
+  if (char const* error = openslide_get_error(s))
+    GIGASEG_THROW(ErrorKind::input, path, std::string("OpenSlide cannot read this slide: ") + error);
+  SlideInfo& info = slide->info;
+  char const* vendor = openslide_get_property_value(s, OPENSLIDE_PROPERTY_NAME_VENDOR);
+  info.vendor = vendor != nullptr ? vendor : "";
+  int32_t const levels = openslide_get_level_count(s);
+  GIGASEG_REQUIRE(levels > 0, ErrorKind::input, path, "OpenSlide finds no level in this slide");
+  for (int32_t l = 0; l < levels; ++l) {
+    int64_t w = -1, h = -1;
+    openslide_get_level_dimensions(s, l, &w, &h);
+    double const downsample = openslide_get_level_downsample(s, l);
+    GIGASEG_REQUIRE(w > 0 && h > 0 && downsample > 0, ErrorKind::input, path,
+                    "OpenSlide gives level " + std::to_string(l) + " no size");
+    info.levels.push_back({index_t(w), index_t(h), downsample});
+  }
+  info.mpp_x = property_number(s, OPENSLIDE_PROPERTY_NAME_MPP_X);
+  info.mpp_y = property_number(s, OPENSLIDE_PROPERTY_NAME_MPP_Y);
+  info.objective_power = property_number(s, OPENSLIDE_PROPERTY_NAME_OBJECTIVE_POWER);
+  info.background = {255, 255, 255};
+  if (char const* colour = openslide_get_property_value(s, OPENSLIDE_PROPERTY_NAME_BACKGROUND_COLOR);
+      colour != nullptr && std::strlen(colour) == 6) {
+    char* end = nullptr;
+    unsigned long const rgb = std::strtoul(colour, &end, 16);
+    if (end == colour + 6) info.background = {std::uint8_t(rgb >> 16), std::uint8_t(rgb >> 8), std::uint8_t(rgb)};
+  }
+  if (char const* const* names = openslide_get_associated_image_names(s))
+    for (; *names != nullptr; ++names) info.associated_images.emplace_back(*names);
+  if (keyed) {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    cache.entries.emplace_front(key, slide);
+    if (cache.entries.size() > cache_entries) cache.entries.pop_back();
+  }
+  return slide;
+}
+
+void forget_slide(std::shared_ptr<Slide> const& slide) {
+  auto& cache = slides();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.entries.remove_if([&](auto const& entry) { return entry.second == slide; });
+}
+
+}  // namespace
+
+std::string slide_vendor(std::string const& open_path) {
+  FileKey key;
+  if (!file_key(open_path, key)) return {};  // a stream's copy: the formats gigaseg reads itself
+  auto& cache = vendors();
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    for (auto it = cache.entries.begin(); it != cache.entries.end(); ++it)
+      if (it->first == key) {
+        cache.entries.splice(cache.entries.begin(), cache.entries, it);
+        return it->second;
+      }
+  }
+  char const* vendor = openslide_detect_vendor(open_path.c_str());
+  std::string const found = vendor != nullptr ? vendor : "";
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.entries.emplace_front(key, found);
+  if (cache.entries.size() > 64) cache.entries.pop_back();
+  return found;
+}
+
+index_t slide_level(std::string const& path, SlideInfo const& info, ReadOptions const& options) {
+  if (options.slide_mpp > 0) {
+    GIGASEG_REQUIRE(info.mpp_x > 0, ErrorKind::input, path,
+                    "the slide does not state its microns per pixel, so no level can be picked by resolution");
+    // The level whose resolution is nearest in ratio: |log(mpp_level / mpp)| least, the finer on a tie.
+    index_t best = 0;
+    double best_distance = 0;
+    for (std::size_t l = 0; l < info.levels.size(); ++l) {
+      double const distance = std::fabs(std::log(info.mpp_x * info.levels[l].downsample / options.slide_mpp));
+      if (l == 0 || distance < best_distance - 1e-12) {
+        best = index_t(l);
+        best_distance = distance;
+      }
+    }
+    return best;
+  }
+  GIGASEG_REQUIRE(options.slide_level >= 0 && std::size_t(options.slide_level) < info.levels.size(), ErrorKind::usage,
+                  path,
+                  "has " + std::to_string(info.levels.size()) + " level" + (info.levels.size() == 1 ? "" : "s") +
+                      " (0 to " + std::to_string(info.levels.size() - 1) + "); level " +
+                      std::to_string(options.slide_level) + " is not one of them");
+  return options.slide_level;
+}
+
+SlideInfo read_slide_info(std::string const& path, std::string const& open_path) {
+  return open_slide(path, open_path)->info;
+}
+
+ImageShape slide_shape(std::string const& path, std::string const& open_path) {
+  auto const slide = open_slide(path, open_path);
+  index_t const level = slide_level(path, slide->info, default_read_options());
+  SlideLevel const& l = slide->info.levels[std::size_t(level)];
+  ImageShape shape{l.width, l.height, std::min(chunk_side, l.width), std::min(chunk_side, l.height)};
+  shape.microns_per_pixel_x = slide->info.mpp_x * l.downsample;
+  shape.microns_per_pixel_y = slide->info.mpp_y * l.downsample;
+  return shape;
+}
+
+AnyHostImage read_slide(std::string const& path, std::string const& open_path, Region const* region) {
+  auto const slide = open_slide(path, open_path);
+  index_t const level = slide_level(path, slide->info, default_read_options());
+  SlideLevel const& l = slide->info.levels[std::size_t(level)];
+  Region const r = region != nullptr ? *region : Region{0, 0, l.width, l.height};
+  GIGASEG_REQUIRE(
+      r.width > 0 && r.height > 0 && r.x >= 0 && r.y >= 0 && r.x + r.width <= l.width && r.y + r.height <= l.height,
+      ErrorKind::usage, path,
+      "region " + std::to_string(r.width) + "x" + std::to_string(r.height) + " at " + std::to_string(r.x) + "," +
+          std::to_string(r.y) + " is not inside level " + std::to_string(level) + " (" + std::to_string(l.width) + "x" +
+          std::to_string(l.height) + ")");
+  check_read_size(path, r.width, r.height);
+  HostImage<Rgb8> image("gigaseg::slide", r.width, r.height);
+
+  // The chunks of the level's grid that the region overlaps, painted in raster order.
+  index_t const cx0 = r.x / chunk_side, cy0 = r.y / chunk_side;
+  index_t const cx1 = (r.x + r.width - 1) / chunk_side, cy1 = (r.y + r.height - 1) / chunk_side;
+  index_t const across = cx1 - cx0 + 1, chunks = across * (cy1 - cy0 + 1);
+  Rgb8 const bg = slide->info.background;
+  std::atomic<index_t> next{0};
+  std::atomic<index_t> failed_at{chunks};  // the first chunk, in raster order, whose paint failed
+  std::mutex failure_mutex;
+  std::string failure;
+  openslide_t* const s = slide->handle.get();
+  auto const worker = [&] {
+    std::vector<std::uint32_t> argb;
+    for (index_t c; (c = next.fetch_add(1)) < chunks;) {
+      if (c > failed_at.load()) break;
+      index_t const gx = (cx0 + c % across) * chunk_side, gy = (cy0 + c / across) * chunk_side;
+      index_t const gw = std::min(chunk_side, l.width - gx), gh = std::min(chunk_side, l.height - gy);
+      argb.resize(std::size_t(gw * gh));
+      // The chunk's origin in level 0's frame, as OpenSlide takes it.
+      openslide_read_region(s, argb.data(), std::int64_t(std::llround(double(gx) * l.downsample)),
+                            std::int64_t(std::llround(double(gy) * l.downsample)), std::int32_t(level), gw, gh);
+      if (char const* error = openslide_get_error(s)) {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (c < failed_at.load()) {
+          failed_at.store(c);
+          failure = "OpenSlide cannot read level " + std::to_string(level) + ": " + error;
+        }
+        break;
+      }
+      // The chunk's part inside the region.
+      index_t const x0 = std::max(gx, r.x), x1 = std::min(gx + gw, r.x + r.width);
+      index_t const y0 = std::max(gy, r.y), y1 = std::min(gy + gh, r.y + r.height);
+      for (index_t y = y0; y < y1; ++y) {
+        std::uint32_t const* in = argb.data() + (y - gy) * gw + (x0 - gx);
+        Rgb8* out = &image(y - r.y, x0 - r.x);
+        for (index_t x = x0; x < x1; ++x, ++in, ++out) *out = over_background(*in, bg);
+      }
+    }
+  };
+  int const threads = int(std::min<index_t>(chunks, index_t(io_threads())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& thread : pool) thread.join();
+  if (failed_at.load() < chunks) {
+    forget_slide(slide);  // OpenSlide keeps a handle in error for good
+    GIGASEG_THROW(ErrorKind::input, path, failure);
+  }
+  return AnyHostImage(std::move(image));
+}
+
+}  // namespace detail
+}  // namespace gigaseg
