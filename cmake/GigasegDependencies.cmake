@@ -7,6 +7,8 @@ pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)
 pkg_check_modules(CFITSIO REQUIRED IMPORTED_TARGET cfitsio)
 # Whole-slide images (core/io/slide_file.cpp): SVS, NDPI, MIRAX, SCN and the rest, read by region.
 pkg_check_modules(OPENSLIDE REQUIRED IMPORTED_TARGET openslide)
+# OME-XML in OME-TIFF inputs (core/io/ome_tiff.cpp).
+pkg_check_modules(LIBXML2 REQUIRED IMPORTED_TARGET libxml-2.0)
 # The image writers' own compressors (PNG and TIFF pieces encoded on several threads).
 find_package(ZLIB REQUIRED)
 pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)

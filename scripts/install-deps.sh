@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   g++ cmake ninja-build ccache pkg-config python3
-  libhwloc-dev libtiff-dev libpng-dev libcfitsio-dev libopenslide-dev zlib1g-dev libdeflate-dev libzstd-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  libhwloc-dev libtiff-dev libpng-dev libcfitsio-dev libopenslide-dev libxml2-dev zlib1g-dev libdeflate-dev libzstd-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libbenchmark-dev
   libfftw3-dev libopenmpi-dev
   libopencv-core-dev libopencv-imgproc-dev  # test oracle only

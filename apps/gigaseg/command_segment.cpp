@@ -101,7 +101,8 @@ Command make_segment_command(CLI::App& parent) {
   add_pipeline_options(app, a.pipeline);
   app.add_option("--stats", a.stats, "CSV of the regions");
   add_geojson_options(app, a.geojson, a.simplify);
-  app.add_option("--overlay", a.overlay, "PNG of the input with coloured region boundaries");
+  app.add_option("--overlay", a.overlay,
+                 "PNG (or pyramidal OME-TIFF, .ome.tif) of the input with coloured region boundaries");
   add_tiling_options(app, a.tile, a.memory_limit);
   command.run = [arguments](Session& session) {
     SegmentArguments const& a = *arguments;
@@ -112,8 +113,8 @@ Command make_segment_command(CLI::App& parent) {
         AtomicOutput check(*path);
       }
     if (!a.overlay.empty()) {
-      GIGASEG_REQUIRE(format_for_extension(a.overlay) == ImageFormat::png, ErrorKind::usage, "--overlay",
-                      "the overlay is a .png file");
+      GIGASEG_REQUIRE(format_for_extension(a.overlay) == ImageFormat::png || is_ome_tiff_name(a.overlay),
+                      ErrorKind::usage, "--overlay", "the overlay is a .png or an OME-TIFF (.ome.tif) file");
       AtomicOutput check(a.overlay);
     }
     GIGASEG_REQUIRE(a.pipeline.pipeline != "kmeans" || detail::group_size(session.group) <= 1, ErrorKind::usage,

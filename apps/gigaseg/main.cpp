@@ -13,6 +13,7 @@
 #include "gigaseg/gigaseg_config.hpp"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -83,6 +84,24 @@ void check_slide_options(CLI::App const& command, cli::GlobalOptions const& opti
   if (input.empty() || command.get_name() == "batch") return;
   GIGASEG_REQUIRE(detect_format(input) == ImageFormat::slide, ErrorKind::usage, options.mpp > 0 ? "--mpp" : "--level",
                   input + " is not a whole-slide image: it has one level");
+}
+
+// OME-TIFF outputs state the physical size of a pixel: the input's, where its file states one (a
+// slide's resolution at the level read, a TIFF's resolution tags or OME-XML).
+void state_input_resolution(CLI::App const& command) {
+  bool ome = false;
+  for (char const* name : {"OUT", "--overlay"})
+    if (CLI::Option const* option = command.get_option_no_throw(name);
+        option != nullptr && option->count() > 0 && is_ome_tiff_name(option->results().front()))
+      ome = true;
+  std::string const input = cli::input_of(command);
+  struct stat st {};
+  if (!ome || input.empty() || ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
+  ImageShape const shape = image_shape(input);
+  WriteOptions options = default_write_options();
+  options.microns_per_pixel_x = shape.microns_per_pixel_x;
+  options.microns_per_pixel_y = shape.microns_per_pixel_y;
+  set_default_write_options(options);
 }
 
 void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
@@ -225,6 +244,7 @@ int main(int argc, char** argv) {
         if (!command.app->parsed()) continue;
         cli::check_file_roles(*command.app);
         check_slide_options(*command.app, options);
+        state_input_resolution(*command.app);
         cli::OutputsBefore const outputs(*command.app);
         std::exception_ptr failed;
         try {

@@ -321,6 +321,18 @@ void write_image(std::string const& path, AnyHostImage const& image) {
 
 void write_image(std::string const& path, AnyHostImage const& image, WriteOptions const& options) {
   ImageFormat const format = format_for_extension(path);
+  if (format == ImageFormat::tiff && is_ome_tiff_name(path)) {
+    // The full-resolution image tiled into a temporary of the output (never committed: removed),
+    // then the pyramid assembled under the output's own temporary name.
+    AtomicOutput level0(path);
+    WriteOptions tiled = options;
+    if (tiled.tiff_tile == 0) tiled.tiff_tile = 512;
+    detail::write_tiff(level0.temp_path(), path, image, tiled);
+    AtomicOutput output(path);
+    detail::write_ome_tiff(level0.temp_path(), output.temp_path(), path, options);
+    output.commit();
+    return;
+  }
   AtomicOutput output(path);
   switch (format) {
     case ImageFormat::png: detail::write_png(output.temp_path(), path, image); break;

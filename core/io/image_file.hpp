@@ -47,7 +47,16 @@ struct WriteOptions {
   // Codec level: 0 takes the fast default (Deflate 1 through libdeflate, Zstd 1); Deflate 1..12,
   // Zstd 1..19.
   int compression_level = 0;
+  // The physical size of a pixel in microns (0: unknown), which OME-TIFF outputs state.
+  double microns_per_pixel_x = 0, microns_per_pixel_y = 0;
 };
+
+// Whether `path` names an OME-TIFF (.ome.tif or .ome.tiff, any case). Such outputs (write_image,
+// TiffTileWriter) are pyramidal OME-TIFFs: the image tiled (512 x 512 when written whole), its
+// reduced levels as SubIFDs, each half the size of the one before until the largest side is at
+// most 512 (labels reduced by the most common of each 2 x 2 block, other images by the mean), and
+// OME-XML stating the size, the pixel type and WriteOptions' physical pixel size.
+bool is_ome_tiff_name(std::string const& path);
 
 // The options write_image uses when it is given none: WriteOptions{} until the process sets others
 // (the command line sets them from --compression). Process-wide.
@@ -79,6 +88,7 @@ ReadOptions default_read_options();
 struct SlideLevel {
   index_t width = 0, height = 0;
   double downsample = 1;
+  index_t tile_height = 0;  // the rows of the level's own tiles, where OpenSlide says them (0: not said)
 };
 struct SlideInfo {
   std::string vendor;
@@ -180,6 +190,13 @@ void write_png(std::string const& temp_path, std::string const& path, AnyHostIma
 void write_tiff(std::string const& temp_path, std::string const& path, AnyHostImage const& image,
                 WriteOptions const& options);
 void write_pnm(std::string const& temp_path, std::string const& path, AnyHostImage const& image);
+// Assembles the OME-TIFF of `path` (is_ome_tiff_name) at temp_path from `level0`, a tiled TIFF of
+// the full-resolution image (core/io/ome_tiff.cpp).
+void write_ome_tiff(std::string const& level0, std::string const& temp_path, std::string const& path,
+                    WriteOptions const& options);
+// The physical pixel size (microns; 0 where not stated) in the OME-XML `xml` of the TIFF `path`.
+// Error(input) naming the file when the XML is not well-formed or holds no OME Image with Pixels.
+void ome_physical_size(std::string const& path, std::string const& xml, double& microns_x, double& microns_y);
 // Whether a TIFF of w x h pixels of `pixel` bytes, stored in blocks of block_width x block_height
 // (edge blocks padded to the full block; 0 x 0: strips of the full width), takes BigTIFF: its
 // stored pixels, padding included, would pass what classic TIFF's 32-bit offsets address, less

@@ -7,11 +7,15 @@
 // 255, rounded, so an opaque pixel is its colour and a transparent one (outside the scanned area)
 // the background, as slide viewers show them.
 //
-// Reads follow a fixed grid of 1024 x 1024 chunks of the level, each painted by one
-// openslide_read_region call, on up to io_threads() threads, and cut to the rectangle asked for.
-// Painting a level whose downsample is not a whole number places its tiles at fractional offsets, so
-// a pixel's value could depend on where a read starts; with the fixed grid a pixel is always painted
-// by the same call, so reading by tiles gives the pixels of reading the level whole.
+// A read is painted by openslide_read_region calls on up to io_threads() threads:
+//   - at a level whose downsample is a whole number (level 0, and the levels of most slides), the
+//     region itself, in pieces of at most 2048 x 2048 pixels, a region of a megapixel or more in at
+//     least as many pieces as there are threads;
+//   - at a level whose downsample is not a whole number, OpenSlide places the level's tiles at
+//     fractional offsets, so a pixel's value could depend on where a read starts. There reads
+//     follow a fixed grid of 1024 x 1024 chunks of the level, each painted whole and cut to the
+//     rectangle asked for: a pixel is always painted by the same call, so reading by tiles gives
+//     the pixels of reading the level whole.
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 
@@ -58,6 +62,8 @@ struct SlideCloser {
 };
 
 // An open slide and what OpenSlide says of it.
+// An open slide and what OpenSlide says of it. OpenSlide objects are thread-safe: reads on several
+// threads share one.
 struct Slide {
   std::unique_ptr<openslide_t, SlideCloser> handle;
   SlideInfo info;
@@ -144,6 +150,8 @@ std::shared_ptr<Slide> open_slide(std::string const& path, std::string const& op
     GIGASEG_REQUIRE(w > 0 && h > 0 && downsample > 0, ErrorKind::input, path,
                     "OpenSlide gives level " + std::to_string(l) + " no size");
     info.levels.push_back({index_t(w), index_t(h), downsample});
+    std::string const tile_key = "openslide.level[" + std::to_string(l) + "].tile-height";
+    info.levels.back().tile_height = index_t(property_number(s, tile_key.c_str()));
   }
   info.mpp_x = property_number(s, OPENSLIDE_PROPERTY_NAME_MPP_X);
   info.mpp_y = property_number(s, OPENSLIDE_PROPERTY_NAME_MPP_Y);
@@ -225,6 +233,7 @@ ImageShape slide_shape(std::string const& path, std::string const& open_path) {
   auto const slide = open_slide(path, open_path);
   index_t const level = slide_level(path, slide->info, default_read_options());
   SlideLevel const& l = slide->info.levels[std::size_t(level)];
+  // The decoding unit the engine plans its reads around: the chunk (see above).
   ImageShape shape{l.width, l.height, std::min(chunk_side, l.width), std::min(chunk_side, l.height)};
   shape.microns_per_pixel_x = slide->info.mpp_x * l.downsample;
   shape.microns_per_pixel_y = slide->info.mpp_y * l.downsample;
@@ -245,50 +254,77 @@ AnyHostImage read_slide(std::string const& path, std::string const& open_path, R
   check_read_size(path, r.width, r.height);
   HostImage<Rgb8> image("gigaseg::slide", r.width, r.height);
 
-  // The chunks of the level's grid that the region overlaps, painted in raster order.
-  index_t const cx0 = r.x / chunk_side, cy0 = r.y / chunk_side;
-  index_t const cx1 = (r.x + r.width - 1) / chunk_side, cy1 = (r.y + r.height - 1) / chunk_side;
-  index_t const across = cx1 - cx0 + 1, chunks = across * (cy1 - cy0 + 1);
+  // The pieces painted, in the level's pixels.
+  std::vector<Region> pieces;
+  if (std::fabs(l.downsample - std::round(l.downsample)) < 1e-9) {
+    // Bands of rows whose edges fall on the slide's own tile rows where it says them, so that no
+    // tile is decoded for two bands.
+    index_t const bands = std::max<index_t>(
+        {index_t(1), (r.height + 2047) / 2048,
+         r.width * r.height >= (index_t(1) << 20) ? std::min<index_t>(io_threads(), r.height) : index_t(1)});
+    index_t const step = std::max<index_t>(1, l.tile_height);
+    std::vector<index_t> edges{r.y};
+    for (index_t b = 1; b < bands; ++b) {
+      index_t const edge = (r.y + r.height * b / bands + step / 2) / step * step;
+      if (edge > edges.back() && edge < r.y + r.height) edges.push_back(edge);
+    }
+    edges.push_back(r.y + r.height);
+    for (std::size_t b = 0; b + 1 < edges.size(); ++b)
+      for (index_t y = edges[b]; y < edges[b + 1]; y += 2048)
+        for (index_t x = r.x; x < r.x + r.width; x += 2048)
+          pieces.push_back(
+              {x, y, std::min<index_t>(2048, r.x + r.width - x), std::min<index_t>(2048, edges[b + 1] - y)});
+  } else {
+    for (index_t gy = r.y / chunk_side * chunk_side; gy < r.y + r.height; gy += chunk_side)
+      for (index_t gx = r.x / chunk_side * chunk_side; gx < r.x + r.width; gx += chunk_side)
+        pieces.push_back({gx, gy, std::min(chunk_side, l.width - gx), std::min(chunk_side, l.height - gy)});
+  }
+  index_t const count = index_t(pieces.size());
   Rgb8 const bg = slide->info.background;
   std::atomic<index_t> next{0};
-  std::atomic<index_t> failed_at{chunks};  // the first chunk, in raster order, whose paint failed
+  std::atomic<bool> failed{false};
   std::mutex failure_mutex;
   std::string failure;
   openslide_t* const s = slide->handle.get();
   auto const worker = [&] {
-    std::vector<std::uint32_t> argb;
-    for (index_t c; (c = next.fetch_add(1)) < chunks;) {
-      if (c > failed_at.load()) break;
-      index_t const gx = (cx0 + c % across) * chunk_side, gy = (cy0 + c / across) * chunk_side;
-      index_t const gw = std::min(chunk_side, l.width - gx), gh = std::min(chunk_side, l.height - gy);
-      argb.resize(std::size_t(gw * gh));
-      // The chunk's origin in level 0's frame, as OpenSlide takes it.
-      openslide_read_region(s, argb.data(), std::int64_t(std::llround(double(gx) * l.downsample)),
-                            std::int64_t(std::llround(double(gy) * l.downsample)), std::int32_t(level), gw, gh);
+    // OpenSlide writes every pixel of the buffer: it is not filled first.
+    std::unique_ptr<std::uint32_t[]> argb;
+    std::size_t capacity = 0;
+    for (index_t c; !failed.load() && (c = next.fetch_add(1)) < count;) {
+      Region const& p = pieces[std::size_t(c)];
+      if (std::size_t(p.width * p.height) > capacity) {
+        capacity = std::size_t(p.width * p.height);
+        argb.reset(new std::uint32_t[capacity]);
+      }
+      // The piece's origin in level 0's frame, as OpenSlide takes it.
+      openslide_read_region(s, argb.get(), std::int64_t(std::llround(double(p.x) * l.downsample)),
+                            std::int64_t(std::llround(double(p.y) * l.downsample)), std::int32_t(level), p.width,
+                            p.height);
       if (char const* error = openslide_get_error(s)) {
         std::lock_guard<std::mutex> lock(failure_mutex);
-        if (c < failed_at.load()) {
-          failed_at.store(c);
-          failure = "OpenSlide cannot read level " + std::to_string(level) + ": " + error;
-        }
+        if (!failed.exchange(true)) failure = "OpenSlide cannot read level " + std::to_string(level) + ": " + error;
         break;
       }
-      // The chunk's part inside the region.
-      index_t const x0 = std::max(gx, r.x), x1 = std::min(gx + gw, r.x + r.width);
-      index_t const y0 = std::max(gy, r.y), y1 = std::min(gy + gh, r.y + r.height);
+      // The piece's part inside the region.
+      index_t const x0 = std::max(p.x, r.x), x1 = std::min(p.x + p.width, r.x + r.width);
+      index_t const y0 = std::max(p.y, r.y), y1 = std::min(p.y + p.height, r.y + r.height);
       for (index_t y = y0; y < y1; ++y) {
-        std::uint32_t const* in = argb.data() + (y - gy) * gw + (x0 - gx);
+        std::uint32_t const* in = argb.get() + (y - p.y) * p.width + (x0 - p.x);
         Rgb8* out = &image(y - r.y, x0 - r.x);
-        for (index_t x = x0; x < x1; ++x, ++in, ++out) *out = over_background(*in, bg);
+        for (index_t x = x0; x < x1; ++x, ++in, ++out) {
+          std::uint32_t const v = *in;
+          *out = v >> 24 == 255 ? Rgb8{std::uint8_t(v >> 16), std::uint8_t(v >> 8), std::uint8_t(v)}
+                                : over_background(v, bg);
+        }
       }
     }
   };
-  int const threads = int(std::min<index_t>(chunks, index_t(io_threads())));
+  int const threads = int(std::min<index_t>(count, index_t(io_threads())));
   std::vector<std::thread> pool;
   for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& thread : pool) thread.join();
-  if (failed_at.load() < chunks) {
+  if (failed.load()) {
     forget_slide(slide);  // OpenSlide keeps a handle in error for good
     GIGASEG_THROW(ErrorKind::input, path, failure);
   }

@@ -2,6 +2,7 @@
 // float samples, gray, RGB, palette and JPEG-compressed YCbCr (what slide scanners write).
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
+#include "gigaseg/core/io/tiff_internal.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/io/ordered_chunks.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
@@ -46,30 +47,23 @@ std::mutex handler_mutex;
 int handler_scopes = 0;
 TIFFErrorHandler previous_error = nullptr, previous_warning = nullptr;
 
-struct HandlerScope {
-  HandlerScope() {
-    std::lock_guard<std::mutex> lock(handler_mutex);
-    if (handler_scopes++ == 0) {
-      previous_error = TIFFSetErrorHandler(on_tiff_error);
-      previous_warning = TIFFSetWarningHandler(on_tiff_warning);
-    }
-    tiff_message[0] = '\0';
-  }
-  ~HandlerScope() {
-    std::lock_guard<std::mutex> lock(handler_mutex);
-    if (--handler_scopes == 0) {
-      TIFFSetErrorHandler(previous_error);
-      TIFFSetWarningHandler(previous_warning);
-    }
-  }
-  HandlerScope(HandlerScope const&) = delete;
-  HandlerScope& operator=(HandlerScope const&) = delete;
-};
+}  // namespace
 
-struct TiffCloser {
-  void operator()(TIFF* tif) const { TIFFClose(tif); }
-};
-using TiffHandle = std::unique_ptr<TIFF, TiffCloser>;
+TiffHandlerScope::TiffHandlerScope() {
+  std::lock_guard<std::mutex> lock(handler_mutex);
+  if (handler_scopes++ == 0) {
+    previous_error = TIFFSetErrorHandler(on_tiff_error);
+    previous_warning = TIFFSetWarningHandler(on_tiff_warning);
+  }
+  tiff_message[0] = '\0';
+}
+TiffHandlerScope::~TiffHandlerScope() {
+  std::lock_guard<std::mutex> lock(handler_mutex);
+  if (--handler_scopes == 0) {
+    TIFFSetErrorHandler(previous_error);
+    TIFFSetWarningHandler(previous_warning);
+  }
+}
 
 // A failed write: errno as the failing write() left it says whether the disk was full.
 [[noreturn]] void fail_write(std::string const& path, std::string const& what) {
@@ -78,6 +72,9 @@ using TiffHandle = std::unique_ptr<TIFF, TiffCloser>;
   if (tiff_message[0] != '\0') reason += std::string(" (") + tiff_message + ")";
   throw_write_failure(path, reason, error_number);
 }
+
+namespace {
+using HandlerScope = TiffHandlerScope;
 
 // libtiff's last message, with a failed read's byte count (a negative size libtiff prints as an
 // unsigned 64-bit number, "got 18446744073709551560 bytes, expected 4096") said in words.
@@ -93,10 +90,14 @@ std::string tiff_detail() {
   return message;
 }
 
+}  // namespace
+
 // `what`, with this thread's last libtiff message in parentheses.
 std::string with_detail(std::string const& what) {
   return tiff_message[0] != '\0' ? what + " (" + tiff_detail() + ")" : what;
 }
+
+namespace {
 
 [[noreturn]] void fail(std::string const& path, std::string const& what) {
   GIGASEG_THROW(ErrorKind::input, path, with_detail(what));
@@ -332,6 +333,28 @@ void compress(Codec const& codec, unsigned char const* data, std::size_t length,
 
 }  // namespace
 
+namespace {
+// The physical size of a pixel: an OME-TIFF's OME-XML (whose errors are the file's), else the
+// resolution tags in pixels per inch or centimetre.
+void physical_size(TIFF* tif, std::string const& path, double& microns_x, double& microns_y) {
+  microns_x = microns_y = 0;
+  char const* description = nullptr;
+  if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &description) && description != nullptr &&
+      std::strstr(description, "<OME") != nullptr) {
+    ome_physical_size(path, description, microns_x, microns_y);
+    return;
+  }
+  std::uint16_t unit = RESUNIT_NONE;
+  float x = 0, y = 0;
+  if (!TIFFGetField(tif, TIFFTAG_RESOLUTIONUNIT, &unit) || !TIFFGetField(tif, TIFFTAG_XRESOLUTION, &x) ||
+      !TIFFGetField(tif, TIFFTAG_YRESOLUTION, &y) || !(x > 0) || !(y > 0) || !std::isfinite(x) || !std::isfinite(y))
+    return;
+  double const microns = unit == RESUNIT_CENTIMETER ? 1e4 : unit == RESUNIT_INCH ? 25400.0 : 0.0;
+  microns_x = microns / double(x);
+  microns_y = microns / double(y);
+}
+}  // namespace
+
 ImageShape tiff_shape(std::string const& path, std::string const& source) {
   HandlerScope handlers;
   int const fd = ::open((source.empty() ? path : source).c_str(), O_RDONLY | O_CLOEXEC);
@@ -346,6 +369,7 @@ ImageShape tiff_shape(std::string const& path, std::string const& source) {
   TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &height);
   if (width == 0 || height == 0) fail(path, "TIFF has no pixels");
   ImageShape shape{width, height, width, height};
+  physical_size(tif.get(), path, shape.microns_per_pixel_x, shape.microns_per_pixel_y);
   std::uint32_t block_width = 0, block_height = 0, rows = 0;
   if (TIFFIsTiled(tif.get())) {
     TIFFGetField(tif.get(), TIFFTAG_TILEWIDTH, &block_width);
@@ -392,6 +416,10 @@ AnyHostImage read_tiff(std::string const& path, std::string const& source, Regio
   std::uint16_t compression = COMPRESSION_NONE;
   TIFFGetFieldDefaulted(tif.get(), TIFFTAG_COMPRESSION, &compression);
   if (layout.width == 0 || layout.height == 0) fail(path, "TIFF has no pixels");
+  if (region == nullptr) {  // a whole read checks the file's OME-XML, as the shape does
+    double microns_x = 0, microns_y = 0;
+    physical_size(tif.get(), path, microns_x, microns_y);
+  }
   layout.region = Region{0, 0, layout.width, layout.height};
   if (region != nullptr) {
     GIGASEG_REQUIRE(region->width > 0 && region->height > 0 && region->x >= 0 && region->y >= 0 &&
@@ -643,13 +671,14 @@ void TiffTileEncoder::encode(index_t column, index_t row, AnyHostImage const& pi
 
 struct TiffTileWriter::State {
   AtomicOutput output;
+  WriteOptions options;
   detail::TiffOutput out;
   std::mutex mutex;
   std::vector<bool> written;
   std::size_t count = 0;
   std::size_t next = 0;                                       // the tile the file takes next
   std::map<std::size_t, std::vector<unsigned char>> waiting;  // tiles that came before their turn
-  explicit State(std::string const& path) : output(path) {}
+  State(std::string const& path, WriteOptions const& o) : output(path), options(o) {}
 };
 
 TiffTileWriter::TiffTileWriter(std::string const& path, index_t width, index_t height, PixelType type,
@@ -660,7 +689,7 @@ TiffTileWriter::TiffTileWriter(std::string const& path, index_t width, index_t h
   WriteOptions untiled = options;
   untiled.tiff_tile = 0;
   detail::HandlerScope handlers;
-  state_ = std::make_unique<State>(path);
+  state_ = std::make_unique<State>(path, options);
   state_->out =
       detail::open_output(state_->output.temp_path(), path, width, height, type, untiled, tile_width, tile_height);
   TIFFSetField(state_->out.tif.get(), TIFFTAG_TILEWIDTH, std::uint32_t(tile_width));
@@ -720,7 +749,13 @@ void TiffTileWriter::commit() {
                       std::to_string(state_->written.size()) + " tiles were not written");
   detail::HandlerScope handlers;
   detail::finish(state_->out, path_);
-  state_->output.commit();
+  if (is_ome_tiff_name(path_)) {  // the tiles written are level 0 of the pyramid
+    AtomicOutput output(path_);
+    detail::write_ome_tiff(state_->output.temp_path(), output.temp_path(), path_, state_->options);
+    output.commit();
+  } else {
+    state_->output.commit();
+  }
   state_.reset();
 }
 

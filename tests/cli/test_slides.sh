@@ -117,5 +117,51 @@ expect 3 truncated-slide -- convert "$work/truncated.svs" "$work/x.tif"
 check truncated-slide-names one_line_naming "truncated.svs"
 check truncated-slide-no-output test ! -e "$work/x.tif"
 
+# OME-TIFF outputs: pyramids in SubIFDs with OME-XML, read back by tifffile (tests/cli/check_ome.py,
+# with /usr/bin/python3, which has Debian's numpy and tifffile).
+py=/usr/bin/python3
+check_ome="$(dirname "$0")/check_ome.py"
+expect 0 ome-labels -- --compression none segment "$slide" "$work/labels.ome.tif" --pipeline nuclei \
+  --overlay "$work/overlay.ome.tif"
+expect 0 ome-plain -- --compression none segment "$slide" "$work/labels.tif" --pipeline nuclei --overlay "$work/overlay.png"
+check ome-labels-pyramid $py "$check_ome" "$work/labels.ome.tif" "$work/labels.tif" labels 0.25
+expect 0 overlay-as-tiff -- --compression none convert "$work/overlay.png" "$work/overlay.tif"
+check ome-overlay-pyramid $py "$check_ome" "$work/overlay.ome.tif" "$work/overlay.tif" image 0.25
+expect 0 ome-tiled -- segment "$slide" "$work/tiled.ome.tif" --pipeline nuclei --tile 496x304
+check ome-tiled-pyramid $py "$check_ome" "$work/tiled.ome.tif" "$work/labels.tif" labels 0.25
+check ome-no-scratch-left sh -c "! ls -a '$work' | grep -q -e gigaseg-scratch -e '\.tmp$'"
+expect 0 ome-level1 -- --level 1 threshold "$slide" "$work/mask.ome.tif" --method otsu
+expect 0 ome-level1-plain -- --level 1 threshold "$slide" "$work/mask.tif" --method otsu
+check ome-mask-level1-mpp $py "$check_ome" "$work/mask.ome.tif" "$work/mask.tif" image 1.0
+expect 0 ome-distance -- --compression none edt "$work/mask.tif" "$work/distance.ome.tif"
+expect 0 ome-distance-plain -- --compression none edt "$work/mask.tif" "$work/distance.tif"
+check ome-distance-float $py "$check_ome" "$work/distance.ome.tif" "$work/distance.tif" image 0
+# An OME-TIFF input: read, its physical size carried to the next OME output.
+expect 0 ome-input -- --json info "$work/labels.ome.tif"
+check ome-input-size json "d['format'] == 'tiff' and d['width'] == 2300"
+expect 0 ome-chain -- threshold "$work/mask.ome.tif" "$work/again.ome.tif" --method value=128
+expect 0 ome-chain-plain -- threshold "$work/mask.ome.tif" "$work/again.tif" --method value=128
+check ome-chain-mpp $py "$check_ome" "$work/again.ome.tif" "$work/again.tif" image 1.0
+expect 0 ome-no-mpp -- threshold "$work/level0.tif" "$work/nompp.ome.tif" --method value=128
+expect 0 ome-no-mpp-plain -- threshold "$work/level0.tif" "$work/nompp.tif" --method value=128
+check ome-no-mpp-stated $py "$check_ome" "$work/nompp.ome.tif" "$work/nompp.tif" image 0
+# A corrupt OME-XML: an input error naming the file and what is wrong.
+$py - "$work/bad-ome.tif" "$work/bad-size.tif" <<'EOF'
+import sys
+import numpy
+import tifffile
+broken = '<?xml version="1.0"?><OME><Image><Pixels SizeX="50"></Image>'
+negative = '<?xml version="1.0"?><OME><Image><Pixels PhysicalSizeX="-3"/></Image></OME>'
+tifffile.imwrite(sys.argv[1], numpy.zeros((40, 50), numpy.uint8), description=broken, metadata=None)
+tifffile.imwrite(sys.argv[2], numpy.zeros((40, 50), numpy.uint8), description=negative, metadata=None)
+EOF
+expect 3 corrupt-ome -- threshold "$work/bad-ome.tif" "$work/x.tif" --method value=1
+check corrupt-ome-names one_line_naming "bad-ome.tif: its OME-XML .* is not well-formed XML: line 1"
+check corrupt-ome-no-output test ! -e "$work/x.tif"
+expect 3 corrupt-ome-info -- info "$work/bad-ome.tif"
+check corrupt-ome-info-names one_line_naming "bad-ome.tif: its OME-XML"
+expect 3 bad-ome-size -- threshold "$work/bad-size.tif" "$work/x.tif" --method value=1
+check bad-ome-size-names one_line_naming "bad-size.tif: its OME-XML's PhysicalSizeX is not a positive number"
+
 echo "slide checks: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]
