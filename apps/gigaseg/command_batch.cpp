@@ -250,6 +250,8 @@ Command make_batch_command(CLI::App& parent) {
   command.run = [arguments](Session& session) {
     BatchArguments const& a = *arguments;
     check_pipeline_arguments(a.pipeline);
+    GIGASEG_REQUIRE(a.pipeline.pipeline != "stars", ErrorKind::usage, "--pipeline",
+                    "batch runs the nuclei, cells and kmeans pipelines; stars runs under segment");
     std::vector<std::string> const files = list_inputs(a.input);
     std::error_code error;
     // The input folder as the output folder would mix results with the images (and make them the
@@ -344,8 +346,6 @@ Command make_batch_command(CLI::App& parent) {
     if (!a.tile.empty()) (void)parse_tile(a.tile);  // a usage error before any work
     GIGASEG_REQUIRE(a.tile.empty() || !a.overlay, ErrorKind::usage, "--overlay",
                     "an overlay is not written tile by tile (--tile)");
-    GIGASEG_REQUIRE(a.tile.empty() || !a.geojson, ErrorKind::usage, "--geojson",
-                    "outlines are traced from labels in memory, not tile by tile (--tile)");
     if (!a.memory_limit.empty()) (void)parse_bytes(a.memory_limit);
     double const bytes_per_pixel = a.pipeline.pipeline == "cells" ? cells_bytes_per_pixel : in_memory_bytes_per_pixel;
     // Each image runs on one rank: tiled only when it does not fit (not because ranks share the run).
@@ -428,7 +428,6 @@ Command make_batch_command(CLI::App& parent) {
       try {
         GIGASEG_REQUIRE(!a.overlay, ErrorKind::usage, "--overlay",
                         "an overlay is not written for an image taken tile by tile");
-        refuse_tiled_geojson(a.geojson ? "--geojson" : "");
         TiledOptions options = tiled_options(tiling, alone);  // one rank's image
         options.progress = nullptr;                           // the batch's own progress goes by images
         std::vector<RegionStats> regions;
@@ -444,7 +443,11 @@ Command make_batch_command(CLI::App& parent) {
           regions = std::move(result.regions);
         }
         ++committed;
-        if (a.stats) write_stats_csv(paths[1], regions), ++committed;
+        if (a.stats) write_stats_csv(paths[committed], regions), ++committed;
+        if (a.geojson)
+          write_geojson_tiled(paths[committed], paths[0], regions, a.pipeline.connectivity, a.simplify,
+                              options.memory_bytes),
+              ++committed;
         rows[i].status = "ok";
       } catch (...) {
         for (std::size_t k = 0; k < committed; ++k) std::remove(paths[k].c_str());

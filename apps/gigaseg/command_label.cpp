@@ -41,7 +41,6 @@ Command make_label_command(CLI::App& parent) {
     Tiling const tiling =
         choose_tiling(session, arguments->input, arguments->tile, arguments->memory_limit, arguments->output);
     if (tiling.tiled()) {
-      refuse_tiled_geojson(arguments->geojson);
       GIGASEG_REQUIRE(format_for_extension(arguments->output) == ImageFormat::tiff, ErrorKind::usage, arguments->output,
                       "tiled labels are written to a .tif or .tiff file");
       LabelParams params;
@@ -53,13 +52,21 @@ Command make_label_command(CLI::App& parent) {
       {
         StageTimer timer(session, "compute");  // reading, labelling and writing interleave
         result = label_tiled(session.context, tiling.engine_input(session), arguments->output, params,
-                             !arguments->stats.empty(), options);
+                             !arguments->stats.empty() || !arguments->geojson.empty(), options);
       }
       {
         StageTimer timer(session, "write");
         // Rank 0 writes the statistics; every rank ends with its outcome.
         detail::collectively(session.group, [&] {
           if (!arguments->stats.empty() && session.first_rank()) write_stats_csv(arguments->stats, result.regions);
+        });
+      }
+      if (!arguments->geojson.empty()) {
+        StageTimer timer(session, "geojson");  // the labels read back in bands of rows, traced and written
+        detail::collectively(session.group, [&] {
+          if (session.first_rank())
+            write_geojson_tiled(arguments->geojson, arguments->output, result.regions, params.connectivity,
+                                arguments->simplify, options.memory_bytes);
         });
       }
       ImageShape const shape = image_shape(arguments->input);

@@ -3,11 +3,15 @@
 // opening, EDT, distance-peak markers, watershed, small-region merge, stats. kmeans: colour
 // k-means, the object class's components, stats. The image goes to the backend once; the labels
 // come back once; --json reports every stage's time.
+#include "apps/gigaseg/backend_dispatch.hpp"
 #include "apps/gigaseg/label_output.hpp"
 #include "apps/gigaseg/pipeline_run.hpp"
 #include "apps/gigaseg/tiling.hpp"
+#include "gigaseg/algorithms/pipelines/stars.hpp"
+#include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
 
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <vector>
@@ -27,7 +31,6 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
       a.pipeline.pipeline == "nuclei" || a.pipeline.pipeline == "cells", ErrorKind::usage, "--tile",
       "tiles are for --pipeline nuclei and cells (the " + a.pipeline.pipeline + " pipeline runs in memory)");
   GIGASEG_REQUIRE(a.overlay.empty(), ErrorKind::usage, "--overlay", "an overlay is not written tile by tile");
-  refuse_tiled_geojson(a.geojson);
   GIGASEG_REQUIRE(format_for_extension(a.output) == ImageFormat::tiff, ErrorKind::usage, a.output,
                   "tiled labels are written to a .tif or .tiff file");
   PipelineParams const params = pipeline_params(a.pipeline);
@@ -68,6 +71,13 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
       if (!a.stats.empty() && session.first_rank()) write_stats_csv(a.stats, regions);
     });
   }
+  if (!a.geojson.empty()) {
+    StageTimer timer(session, "geojson");  // the labels read back in bands of rows, traced and written
+    detail::collectively(session.group, [&] {
+      if (session.first_rank())
+        write_geojson_tiled(a.geojson, a.output, regions, a.pipeline.connectivity, a.simplify, options.memory_bytes);
+    });
+  }
   ImageShape const shape = image_shape(a.input);
   r["command"] = "segment";
   r["pipeline"] = a.pipeline.pipeline;
@@ -85,6 +95,80 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
     r.erase("stage_seconds");
   }
   if (!session.options.json && !session.options.quiet) std::cout << components << "\n";
+}
+
+// The stars pipeline (algorithms/pipelines/stars.hpp) on a gray or float image, in memory: labels
+// and a table of the sources' flux and flux-weighted centroids.
+void segment_stars(Session& session, SegmentArguments const& a) {
+  GIGASEG_REQUIRE(a.tile.empty() && a.memory_limit.empty(), ErrorKind::usage,
+                  a.tile.empty() ? "--memory-limit" : "--tile", "the stars pipeline runs in memory");
+  GIGASEG_REQUIRE(a.overlay.empty(), ErrorKind::usage, "--overlay", "the stars pipeline writes no overlay");
+  GIGASEG_REQUIRE(a.geojson.empty(), ErrorKind::usage, "--geojson", "the stars pipeline writes no outlines");
+  GIGASEG_REQUIRE(detail::group_size(session.group) <= 1, ErrorKind::usage, "--pipeline",
+                  "the stars pipeline runs on one process, not over ranks");
+  AnyHostImage image;
+  {
+    StageTimer timer(session, "read");
+    image = read_image(a.input);
+  }
+  GIGASEG_REQUIRE(pixel_type(image) != PixelType::rgb8, ErrorKind::input, a.input,
+                  "the stars pipeline takes a gray or float image, not RGB");
+  // Integer images as float: the sky and the fluxes are computed in floating point.
+  HostImage<float> pixels("gigaseg::cli::stars", width(image), height(image));
+  std::visit(
+      [&](auto const& in) {
+        using T = typename std::decay_t<decltype(in)>::value_type;
+        if constexpr (!std::is_same_v<T, Rgb8>)
+          for (index_t y = 0; y < in.height(); ++y)
+            for (index_t x = 0; x < in.width(); ++x) pixels(y, x) = float(in(y, x));
+      },
+      image);
+  StarParams params;
+  params.nsigma = a.pipeline.nsigma;
+  params.connectivity = a.pipeline.connectivity;
+  StarResult result;
+  HostImage<Label> labels;
+  {
+    StageTimer timer(session, "compute");
+    on_backend(session, pixels.pixel_count(), OpFamily::pipeline, [&](auto const& space) {
+      using Memory = typename std::decay_t<decltype(space)>::memory_space;
+      ImageView<float const, Memory> const on = upload(space, pixels);
+      ImageView<Label, Memory> device_labels("gigaseg::cli::star_labels", pixels.width(), pixels.height());
+      try {
+        result = gigaseg::segment_stars(space, on, device_labels, params);
+      } catch (Error const& e) {  // the library names its image; the user's is the input file
+        if (e.kind() == ErrorKind::input) GIGASEG_THROW(ErrorKind::input, a.input, e.reason());
+        throw;
+      }
+      labels = download(space, device_labels);
+    });
+  }
+  for (auto const& [stage, ms] : result.timings_ms) session.timings_ms[stage] = ms;
+  {
+    StageTimer timer(session, "write");
+    write_label_image(a.output, labels, result.components);
+    if (!a.stats.empty()) {
+      std::string csv = "label,area,x0,y0,x1,y1,flux_cx,flux_cy,flux,peak\n";
+      char line[320];
+      for (StarSource const& s : result.sources) {
+        int const n = std::snprintf(line, sizeof line, "%u,%lld,%lld,%lld,%lld,%lld,%.4f,%.4f,%.6g,%.6g\n", s.label,
+                                    (long long)s.area, (long long)s.x0, (long long)s.y0, (long long)s.x1,
+                                    (long long)s.y1, s.cx, s.cy, s.flux, s.peak);
+        csv.append(line, std::size_t(n));
+      }
+      write_text_file(a.stats, csv);
+    }
+  }
+  auto& r = session.report;
+  r["command"] = "segment";
+  r["pipeline"] = "stars";
+  r["width"] = pixels.width();
+  r["height"] = pixels.height();
+  r["background"] = result.background;
+  r["noise"] = result.noise;
+  r["threshold"] = result.threshold;
+  r["components"] = result.components;
+  if (!session.options.json && !session.options.quiet) std::cout << result.components << "\n";
 }
 
 }  // namespace
@@ -117,6 +201,7 @@ Command make_segment_command(CLI::App& parent) {
                       ErrorKind::usage, "--overlay", "the overlay is a .png or an OME-TIFF (.ome.tif) file");
       AtomicOutput check(a.overlay);
     }
+    if (a.pipeline.pipeline == "stars") return segment_stars(session, a);
     GIGASEG_REQUIRE(a.pipeline.pipeline != "kmeans" || detail::group_size(session.group) <= 1, ErrorKind::usage,
                     "--pipeline", "the kmeans pipeline runs on one process, not over ranks");
     bool const can_tile = a.pipeline.pipeline == "nuclei" || a.pipeline.pipeline == "cells";

@@ -9,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <limits>
@@ -68,79 +69,168 @@ void add_geojson_options(CLI::App& app, std::string& geojson, double& simplify) 
       ->check(non_negative_number());
 }
 
-void refuse_tiled_geojson(std::string const& geojson) {
-  GIGASEG_REQUIRE(geojson.empty(), ErrorKind::usage, "--geojson",
-                  "outlines are traced from labels in memory, not for an image taken tile by tile");
-}
+namespace {
 
-// Features are formatted in pieces of 4096 regions on the writer threads, the coordinates with
-// std::to_chars (a slide's outlines hold tens of millions of vertices).
+// A GeoJSON FeatureCollection streamed into the output's temporary file (a slide's outlines are
+// gigabytes of text): features are added in label order, formatted in pieces of 4096 regions on
+// the writer threads, the coordinates with std::to_chars; commit() closes the collection and
+// renames the file over `path`.
+class GeoJsonFile {
+ public:
+  explicit GeoJsonFile(std::string const& path) : path_(path), output_(path) {
+    file_ = std::fopen(output_.temp_path().c_str(), "wb");
+    if (file_ == nullptr) throw_write_failure(path_, "cannot create", errno);
+    put("{\"type\":\"FeatureCollection\",\"features\":[");
+  }
+  ~GeoJsonFile() {
+    if (file_ != nullptr) std::fclose(file_);
+  }
+  GeoJsonFile(GeoJsonFile const&) = delete;
+  GeoJsonFile& operator=(GeoJsonFile const&) = delete;
+
+  // The features of labels first + 1 .. last (outlines and regions indexed by label - 1), their y
+  // coordinates moved down by dy.
+  void add(std::vector<RegionOutline> const& outlines, std::vector<RegionStats> const& regions, std::size_t first,
+           std::size_t last, std::int64_t dy) {
+    std::size_t const piece = 4096;
+    detail::encode_in_order((last - first + piece - 1) / piece, io_threads(),
+                            [&](std::size_t i, std::vector<unsigned char>& bytes) {
+                              std::size_t const begin = first + i * piece,
+                                                end = std::min(last, first + (i + 1) * piece);
+                              std::string text;
+                              for (std::size_t k = begin; k < end; ++k)
+                                if (!outlines[k].polygons.empty()) {  // a label with no pixels has none
+                                  if (!text.empty()) text += ",\n";
+                                  append_feature(text, outlines[k], regions[k], dy);
+                                }
+                              bytes.assign(text.begin(), text.end());
+                            },
+                            [&](std::size_t, std::vector<unsigned char>& bytes) {
+                              if (bytes.empty()) return;
+                              put(first_ ? "\n" : ",\n");
+                              first_ = false;
+                              errno = 0;
+                              if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
+                                throw_write_failure(path_, "cannot write", errno);
+                            });
+  }
+
+  void commit() {
+    put("\n]}\n");
+    errno = 0;
+    int const flushed = std::fflush(file_);
+    int const error_number = errno;
+    int const closed = std::fclose(file_);
+    file_ = nullptr;
+    if (flushed != 0 || closed != 0)
+      throw_write_failure(path_, "cannot write", error_number != 0 ? error_number : errno);
+    output_.commit();
+  }
+
+ private:
+  void put(char const* text) {
+    errno = 0;
+    if (std::fputs(text, file_) < 0) throw_write_failure(path_, "cannot write", errno);
+  }
+
+  static void append_feature(std::string& text, RegionOutline const& outline, RegionStats const& r, std::int64_t dy) {
+    char number[32];
+    auto put_number = [&](std::int64_t v) {
+      auto const done = std::to_chars(number, number + sizeof number, v);
+      text.append(number, done.ptr);
+    };
+    text += "{\"type\":\"Feature\",\"id\":";
+    put_number(outline.label);
+    bool const multi = outline.polygons.size() > 1;
+    text += multi ? ",\"geometry\":{\"type\":\"MultiPolygon\",\"coordinates\":["
+                  : ",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":";
+    for (std::size_t p = 0; p < outline.polygons.size(); ++p) {
+      text += p > 0 ? ",[" : "[";
+      for (std::size_t q = 0; q < outline.polygons[p].rings.size(); ++q) {
+        OutlineRing const& ring = outline.polygons[p].rings[q];
+        text += q > 0 ? ",[" : "[";
+        for (std::size_t v = 0; v < ring.size(); ++v) {
+          text += v > 0 ? ",[" : "[";
+          put_number(ring.xy[2 * v]);
+          text += ',';
+          put_number(ring.xy[2 * v + 1] + dy);
+          text += ']';
+        }
+        text += ']';
+      }
+      text += ']';
+    }
+    if (multi) text += ']';
+    char properties[512];
+    int const n =
+        std::snprintf(properties, sizeof properties,
+                      "},\"properties\":{\"objectType\":\"detection\",\"label\":%u,\"measurements\":{\"area\":%lld,"
+                      "\"x0\":%lld,\"y0\":%lld,\"x1\":%lld,\"y1\":%lld,\"cx\":%.4f,\"cy\":%.4f,\"perimeter\":%lld,"
+                      "\"mean_intensity\":%.4f}}}",
+                      r.label, (long long)r.area, (long long)r.x0, (long long)r.y0, (long long)r.x1, (long long)r.y1,
+                      r.cx, r.cy, (long long)r.perimeter, r.mean_intensity);
+    text.append(properties, std::size_t(n));
+  }
+
+  std::string path_;
+  AtomicOutput output_;
+  std::FILE* file_ = nullptr;
+  bool first_ = true;
+};
+
+}  // namespace
+
 void write_geojson(std::string const& path, HostImage<Label> const& labels, std::vector<RegionStats> const& regions,
                    int connectivity, double simplify) {
   OutlineParams params;
   params.connectivity = connectivity;
   params.simplify = simplify;
   std::vector<RegionOutline> const outlines = trace_outlines(labels, index_t(regions.size()), params);
-  std::string json = "{\"type\":\"FeatureCollection\",\"features\":[";
-  std::size_t const piece = 4096;
-  bool first = true;
-  detail::encode_in_order(
-      (outlines.size() + piece - 1) / piece, io_threads(),
-      [&](std::size_t i, std::vector<unsigned char>& bytes) {
-        std::size_t const end = std::min(outlines.size(), (i + 1) * piece);
-        std::string text;
-        char number[32];
-        auto put = [&](std::int64_t v) {
-          auto const done = std::to_chars(number, number + sizeof number, v);
-          text.append(number, done.ptr);
-        };
-        for (std::size_t k = i * piece; k < end; ++k) {
-          RegionOutline const& outline = outlines[k];
-          if (outline.polygons.empty()) continue;  // a label with no pixels
-          RegionStats const& r = regions[k];
-          if (!text.empty()) text += ",\n";
-          text += "{\"type\":\"Feature\",\"id\":";
-          put(outline.label);
-          bool const multi = outline.polygons.size() > 1;
-          text += multi ? ",\"geometry\":{\"type\":\"MultiPolygon\",\"coordinates\":["
-                        : ",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":";
-          for (std::size_t p = 0; p < outline.polygons.size(); ++p) {
-            text += p > 0 ? ",[" : "[";
-            for (std::size_t q = 0; q < outline.polygons[p].rings.size(); ++q) {
-              OutlineRing const& ring = outline.polygons[p].rings[q];
-              text += q > 0 ? ",[" : "[";
-              for (std::size_t v = 0; v < ring.size(); ++v) {
-                text += v > 0 ? ",[" : "[";
-                put(ring.xy[2 * v]);
-                text += ',';
-                put(ring.xy[2 * v + 1]);
-                text += ']';
-              }
-              text += ']';
-            }
-            text += ']';
-          }
-          if (multi) text += ']';
-          char properties[512];
-          int const n = std::snprintf(
-              properties, sizeof properties,
-              "},\"properties\":{\"objectType\":\"detection\",\"label\":%u,\"measurements\":{\"area\":%lld,"
-              "\"x0\":%lld,\"y0\":%lld,\"x1\":%lld,\"y1\":%lld,\"cx\":%.4f,\"cy\":%.4f,\"perimeter\":%lld,"
-              "\"mean_intensity\":%.4f}}}",
-              r.label, (long long)r.area, (long long)r.x0, (long long)r.y0, (long long)r.x1, (long long)r.y1, r.cx,
-              r.cy, (long long)r.perimeter, r.mean_intensity);
-          text.append(properties, std::size_t(n));
-        }
-        bytes.assign(text.begin(), text.end());
-      },
-      [&](std::size_t, std::vector<unsigned char>& bytes) {
-        if (bytes.empty()) return;
-        json += first ? "\n" : ",\n";
-        first = false;
-        json.append(bytes.begin(), bytes.end());
-      });
-  json += "\n]}\n";
-  write_text_file(path, json);
+  GeoJsonFile file(path);
+  file.add(outlines, regions, 0, regions.size(), 0);
+  file.commit();
+}
+
+// Labels are numbered by their first pixel in raster order, so a region's top row never comes
+// before the one of a region with a smaller label: the regions whose top row lies in a band of
+// `step` rows are a run of labels, and all of them lie within `band` = step + the tallest region's
+// height - 1 rows from the band's top. Each band of full rows is read and traced, and its run of
+// features written; the features come out in label order, as from the whole image.
+void write_geojson_tiled(std::string const& path, std::string const& labels_path,
+                         std::vector<RegionStats> const& regions, int connectivity, double simplify,
+                         std::size_t memory_bytes) {
+  OutlineParams params;
+  params.connectivity = connectivity;
+  params.simplify = simplify;
+  ImageShape const shape = image_shape(labels_path);
+  index_t tallest = 1;
+  for (std::size_t k = 0; k < regions.size(); ++k) {
+    if (regions[k].area > 0) tallest = std::max(tallest, regions[k].y1 - regions[k].y0 + 1);
+    GIGASEG_REQUIRE(k == 0 || regions[k].area == 0 || regions[k - 1].area == 0 || regions[k].y0 >= regions[k - 1].y0,
+                    ErrorKind::internal, labels_path, "labels are not numbered in raster order");
+  }
+  // A band's labels (4 bytes a pixel) and the tracer's marks and rings (about as much again).
+  std::size_t const budget = memory_bytes > 0 ? memory_bytes : std::size_t(1) << 30;
+  index_t const fit = index_t(budget / std::size_t(shape.width * 8)) + 1;
+  GIGASEG_REQUIRE(tallest <= fit, ErrorKind::resource, "--geojson",
+                  "a region " + std::to_string(tallest) + " rows tall needs more memory for its outline than " +
+                      std::to_string(budget >> 20) + " MiB (--memory-limit)");
+  index_t const band = std::min(shape.height, std::max(tallest, std::min(fit, 4 * tallest + 1024)));
+  index_t const step = band - tallest + 1;
+  GeoJsonFile file(path);
+  std::size_t next = 0;
+  for (index_t y0 = 0; next < regions.size() && y0 < shape.height; y0 += step) {
+    std::size_t end = next;
+    while (end < regions.size() && (regions[end].area == 0 || regions[end].y0 < y0 + step)) ++end;
+    if (end == next) continue;
+    AnyHostImage const pixels =
+        read_image_region(labels_path, Region{0, y0, shape.width, std::min(band, shape.height - y0)});
+    auto const* labels = std::get_if<HostImage<Label>>(&pixels);
+    GIGASEG_REQUIRE(labels != nullptr, ErrorKind::input, labels_path, "outlines are traced from 32-bit labels");
+    file.add(trace_outlines(*labels, index_t(regions.size()), params), regions, next, end, y0);
+    next = end;
+  }
+  file.commit();
 }
 
 // The overlay is built row by row on the host threads: at 20000 x 20000 one thread takes seconds.

@@ -32,9 +32,12 @@ void write_geojson(std::string const& path, HostImage<Label> const& labels, std:
 
 // --geojson FILE and --simplify TOL on `app`.
 void add_geojson_options(CLI::App& app, std::string& geojson, double& simplify);
-// Error(usage) naming --geojson when one is asked of an image taken tile by tile: the outlines are
-// traced from the labels in memory.
-void refuse_tiled_geojson(std::string const& geojson);
+// The same file from the label image at labels_path (written tile by tile), read in bands of full
+// rows that hold whole regions, within memory_bytes (0: 1 GiB): the bytes write_geojson writes. A region too
+// tall for a band in memory_bytes is an Error(resource) naming --geojson.
+void write_geojson_tiled(std::string const& path, std::string const& labels_path,
+                         std::vector<RegionStats> const& regions, int connectivity, double simplify,
+                         std::size_t memory_bytes);
 
 // The input as RGB with every boundary pixel (a labelled pixel with a 4-neighbour of another label)
 // painted in its label's colour.

@@ -36,6 +36,7 @@ std::string option_for(std::string const& subject) {
       {"CellsParams::open_size", "--open"},
       {"CellsParams::relief", "--relief"},
       {"KMeansSegmentParams::object_class", "--class"},
+      {"StarParams::nsigma", "--nsigma"},
       {"SyntheticParams::width", "--size"},
       {"RuntimeOptions::device", "--device"},
       {"RuntimeOptions::threads", "--threads"},

@@ -18,9 +18,9 @@ PipelineArguments::PipelineArguments()
       min_area(CellsParams{}.min_area) {}
 
 void add_pipeline_options(CLI::App& app, PipelineArguments& a) {
-  app.add_option("--pipeline", a.pipeline, "nuclei | cells | kmeans")
+  app.add_option("--pipeline", a.pipeline, "nuclei | cells | kmeans | stars")
       ->required()
-      ->check(CLI::IsMember({"nuclei", "cells", "kmeans"}));
+      ->check(CLI::IsMember({"nuclei", "cells", "kmeans", "stars"}));
   app.add_option("--foreground", a.foreground, "auto|bright|dark: which side (class) is the object")
       ->check(CLI::IsMember({"auto", "bright", "dark"}));
   app.add_option("--connectivity", a.connectivity, "4 or 8")->check(CLI::IsMember({4, 8}));
@@ -46,6 +46,9 @@ void add_pipeline_options(CLI::App& app, PipelineArguments& a) {
   kmeans->add_option("--space", a.space, "rgb|lab|gray")->check(CLI::IsMember({"rgb", "lab", "gray"}));
   kmeans->add_option("--class", a.object_class, "the object class 0..k-1 (ascending luminance); default: --foreground")
       ->check(non_negative_number());
+  auto* stars = app.add_option_group("stars", "the stars pipeline (segment only)");
+  stars->add_option("--nsigma", a.nsigma, "sources: pixels above the background + this many noise sigmas; default 5")
+      ->check(positive_number());
 }
 
 void check_pipeline_arguments(PipelineArguments const& a) {

@@ -16,6 +16,7 @@ struct PipelineArguments {
   float h, min_separation, background_distance;
   index_t min_area;
   std::uint64_t seed = 0;
+  double nsigma = 5;  // stars
 };
 
 // --pipeline (required) and the options of each pipeline.

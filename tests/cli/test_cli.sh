@@ -345,7 +345,7 @@ check segment-unknown-names one_line_naming "pipeline"
 
 # GeoJSON outlines (docs/cli.md, "GeoJSON"): each region's polygons fill back exactly its pixels,
 # their areas and the measurements are the statistics', under 8- and 4-connectivity; simplified
-# outlines keep the shape with fewer vertices; refused tile by tile, by name, with nothing written.
+# outlines keep the shape with fewer vertices; tile by tile the same bytes.
 check_geojson="python3 $(dirname "$0")/check_geojson.py"
 for connectivity in 8 4; do
   expect 0 "geojson-label$connectivity" -- label "$work/dots.tif" "$work/g$connectivity.pgm" \
@@ -362,9 +362,25 @@ check geojson-simplified-shape $check_geojson "$work/gs.pgm" "$work/gs.geojson" 
 check geojson-simplified-fewer-vertices python3 -c "
 import json; n = lambda p: sum(len(r) for f in json.load(open(p))['features'] for r in f['geometry']['coordinates'])
 assert n('$work/gs.geojson') < 0.8 * n('$work/g8.geojson'), (n('$work/gs.geojson'), n('$work/g8.geojson'))"
-expect 2 geojson-tiled -- label "$work/dots.tif" "$work/gt.tif" --tile 32x48 --geojson "$work/gt.geojson"
-check geojson-tiled-names one_line_naming "--geojson"
-check geojson-tiled-nothing-written test ! -e "$work/gt.tif" -a ! -e "$work/gt.geojson"
+# Tile by tile, the labels are read back in bands of rows that hold whole regions: the same file.
+expect 0 geojson-tiled -- label "$work/dots.tif" "$work/gt.tif" --tile 32x48 --geojson "$work/gt.geojson"
+check geojson-tiled-equals-memory cmp -s "$work/gt.geojson" "$work/g8.geojson"
+python3 -c "
+import random, sys; w, h = 90, 2600; r = random.Random(11)
+open(sys.argv[1], 'wb').write(b'P5\n%d %d\n255\n' % (w, h) + bytes(r.randrange(1, 256) if r.random() < 0.42 else 0 for _ in range(w * h)))" "$work/tall.pgm"
+expect 0 tall-tif -- convert "$work/tall.pgm" "$work/tall.tif" --tiff-tile 64
+expect 0 geojson-tall-memory -- label "$work/tall.tif" "$work/tall-m.pgm" --stats "$work/tall-m.csv" \
+  --geojson "$work/tall-m.geojson" --connectivity 4
+for limit in 1G 200K; do  # three bands of rows, and bands of a few dozen rows
+  expect 0 "geojson-tall-tiled-$limit" -- --json label "$work/tall.tif" "$work/tall-t.tif" --tile 48x64 \
+    --geojson "$work/tall-t$limit.geojson" --connectivity 4 --memory-limit "$limit"
+  check "geojson-tall-tiled-$limit-equals-memory" cmp -s "$work/tall-t$limit.geojson" "$work/tall-m.geojson"
+done
+check geojson-tall-exact $check_geojson "$work/tall-m.pgm" "$work/tall-m.geojson" "$work/tall-m.csv"
+expect 4 geojson-tiled-too-tall -- label "$work/dots.tif" "$work/gt2.tif" --tile 32x48 --geojson "$work/gt2.geojson" \
+  --memory-limit 2K
+check geojson-tiled-too-tall-names one_line_naming "--geojson: a region .* rows tall needs more memory"
+check geojson-tiled-too-tall-nothing-written test ! -e "$work/gt2.tif" -a ! -e "$work/gt2.geojson"
 expect 2 geojson-bad-simplify -- label "$work/dots.tif" "$work/gt.tif" --geojson "$work/gt.geojson" --simplify -1
 check geojson-bad-simplify-names one_line_naming "--simplify"
 cp "$work/dots.tif" "$work/dots-before.tif"
@@ -390,6 +406,35 @@ expect 0 fits-nuclei-tiled -- segment "$work/stars8.fits" "$work/stars8-tiled.ti
   --stats "$work/stars8-tiled.csv"
 check fits-nuclei-tiled-same-stats cmp -s "$work/stars8.csv" "$work/stars8-tiled.csv"
 check fits-nuclei-five-stars test "$(wc -l <"$work/stars8.csv")" -eq 6
+# The stars pipeline on a noisy sky: the background and noise from the finite pixels, sources above
+# 5 sigma, each star's flux-weighted centroid within 0.1 pixel of where it was drawn and its flux
+# within 15% of the drawn Gaussian's (the wings below the threshold are not counted).
+python3 "$(dirname "$0")/write_fits.py" "$work/sky.fits" sky
+expect 0 stars-pipeline -- --json segment "$work/sky.fits" "$work/sky.tif" --pipeline stars --stats "$work/sky.csv"
+check stars-report python3 -c "
+import json; d = json.load(open('$work/out'))
+assert d['pipeline'] == 'stars' and d['components'] == 7 and abs(d['background'] - 1000) < 1 and 4 < d['noise'] < 6, d"
+check stars-centroids python3 -c "
+import csv, math, sys
+sys.path.insert(0, '$(dirname "$0")')
+from write_fits import SKY_STARS
+rows = list(csv.DictReader(open('$work/sky.csv')))
+assert len(rows) == 7, rows
+for sx, sy, a in SKY_STARS:
+    r = min(rows, key=lambda r: (float(r['flux_cx']) - sx) ** 2 + (float(r['flux_cy']) - sy) ** 2)
+    d = math.hypot(float(r['flux_cx']) - sx, float(r['flux_cy']) - sy)
+    assert d < 0.1, (sx, sy, r)
+    assert 0.85 < float(r['flux']) / (2 * math.pi * 1.5 ** 2 * a) <= 1.02, (a, r['flux'])"
+expect 0 stars-serial -- --backend serial segment "$work/sky.fits" "$work/sky-serial.tif" --pipeline stars \
+  --stats "$work/sky-serial.csv"
+check stars-same-on-serial cmp -s "$work/sky.csv" "$work/sky-serial.csv"
+expect 2 stars-tiled -- segment "$work/sky.fits" "$work/x.tif" --pipeline stars --tile 32x32
+check stars-tiled-names one_line_naming "--tile"
+expect 2 stars-batch -- batch --pipeline stars --input "$work" --output "$work/stars-batch"
+check stars-batch-names one_line_naming "--pipeline"
+printf 'P6\n4 3\n255\n%036d' 0 >"$work/colour.ppm"
+expect 3 stars-rgb -- segment "$work/colour.ppm" "$work/x.tif" --pipeline stars
+check stars-rgb-names one_line_naming "colour.ppm: the stars pipeline takes a gray or float image"
 expect 0 fits-label -- label "$work/stars-mask.tif" "$work/stars-labels.pgm" --stats "$work/stars.csv"
 check fits-five-stars test "$(cat "$work/out")" = 5
 expect 0 fits-convert -- --json convert "$work/stars.fits" "$work/stars-float.tif"
@@ -452,9 +497,9 @@ assert len(rows) == 3 and all(r['status'] == 'ok' and int(r['components']) == $c
 expect 0 batch-geojson -- batch --pipeline cells --input "$work/batch-in" --output "$work/batch-geojson" --geojson
 check batch-geojson-equals-segment cmp -s "$work/batch-geojson/a.geojson" "$work/cgj.geojson"
 check batch-geojson-every-image test -s "$work/batch-geojson/b.geojson" -a -s "$work/batch-geojson/d.geojson"
-expect 2 batch-geojson-tiled -- batch --pipeline cells --input "$work/batch-in" --output "$work/batch-gt" --geojson \
+expect 0 batch-geojson-tiled -- batch --pipeline cells --input "$work/batch-in" --output "$work/batch-gt" --geojson \
   --tile 64x64
-check batch-geojson-tiled-names one_line_naming "--geojson"
+check batch-geojson-tiled-equals-memory cmp -s "$work/batch-gt/a.geojson" "$work/cgj.geojson"
 printf '# two of them\nbatch-in/a.png\n\n%s\n' "$work/batch-in/d.png" >"$work/list.txt"
 expect 0 batch-list -- --json batch --pipeline nuclei --input "$work/list.txt" --output "$work/batch-list"
 check batch-list-json python3 -c "import json; d=json.load(open('$work/out')); assert d['images']==2 and d['ok']==2 and d['failed']==0"
