@@ -9,7 +9,9 @@ Regions: 256^2, 1024^2 and 4096^2 at level 0 (4096^2 is the tile engine's tile),
 level 1, each starting at the slide's middle. Every run of either side is a new process that opens
 the slide and reads the region's first pixel before the timed read (untimed), so neither side
 reads from OpenSlide's tile cache of an earlier run or from memory an earlier read left mapped; the
-file is in the page cache for both. openslide-python returns an RGBA PIL image
+file is in the page cache for both. A second table reads as a tile engine does: one process per
+side opens the slide and reads RUNS + 1 distinct regions of the size side by side, left to right;
+the median of all but the first. openslide-python returns an RGBA PIL image
 (read_region un-premultiplies); gigaseg composites over the background into RGB.
 """
 import argparse
@@ -38,9 +40,25 @@ def peer_time(slide, level, location, side):
     return float(out)
 
 
-def gigaseg_times(program, slide, level, x, y, w, h, runs, threads):
-    out = subprocess.run([program, slide, str(level), str(x), str(y), str(w), str(h), str(runs), str(threads)],
-                         check=True, capture_output=True, text=True).stdout
+STREAM = """
+import sys, time, openslide
+slide, level, x, y, side, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+ds = float(sys.argv[7])
+peer = openslide.OpenSlide(slide)
+times = []
+for k in range(runs + 1):
+    start = time.perf_counter()
+    peer.read_region((int(round((x + k * side) * ds)), int(round(y * ds))), level, (side, side))
+    times.append(time.perf_counter() - start)
+print(" ".join(str(t) for t in times[1:]))
+"""
+
+
+def gigaseg_times(program, slide, level, x, y, w, h, runs, threads, step=None):
+    command = [program, slide, str(level), str(x), str(y), str(w), str(h), str(runs), str(threads)]
+    if step is not None:
+        command.append(str(step))
+    out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     return json.loads(out)["seconds"]
 
 
@@ -70,6 +88,16 @@ def main():
                "openslide_python_ms": statistics.median(peer_times) * 1e3}
         for t in args.threads:
             row[f"gigaseg_{t}_threads_ms"] = statistics.median(ours[t]) * 1e3
+        # Distinct regions in one process (the first left out); x starts left enough for the row.
+        sx = max(0, min(x, lw - (args.runs + 1) * side))
+        if sx + (args.runs + 1) * side <= lw:
+            out = subprocess.run([sys.executable, "-c", STREAM, args.slide, str(level), str(sx), str(y), str(side),
+                                  str(args.runs), str(downsamples[level])],
+                                 check=True, capture_output=True, text=True).stdout
+            row["stream_openslide_python_ms"] = statistics.median(float(t) for t in out.split()) * 1e3
+            for t in args.threads:
+                times = gigaseg_times(args.program, args.slide, level, sx, y, side, side, args.runs + 1, t, side)
+                row[f"stream_gigaseg_{t}_threads_ms"] = statistics.median(times[1:]) * 1e3
         rows.append(row)
         print(json.dumps(row), flush=True)
     json.dump({"slide": args.slide, "runs": args.runs, "openslide_python": openslide.__version__,

@@ -30,10 +30,12 @@
 #include <cstring>
 #include <list>
 #include <memory>
+#include <new>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 namespace gigaseg {
@@ -179,6 +181,59 @@ void forget_slide(std::shared_ptr<Slide> const& slide) {
   cache.entries.remove_if([&](auto const& entry) { return entry.second == slide; });
 }
 
+// The buffers OpenSlide paints into, kept for the next read (a fresh buffer's pages fault in one by
+// one as OpenSlide writes them, which costs as much as decoding on some virtual machines); a new
+// large one is mapped with transparent huge pages asked for, so it faults in 2 MiB at a time.
+class PaintBuffer {
+ public:
+  explicit PaintBuffer(std::size_t pixels) : bytes_(std::max<std::size_t>(pixels * 4, 1)) {
+    void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    // A hint (where the kernel has none, pages stay small); below 4 MiB zeroing a whole huge page
+    // costs more than the faults it saves.
+    if (bytes_ >= (std::size_t(4) << 20)) ::madvise(p, bytes_, MADV_HUGEPAGE);
+    data_ = static_cast<std::uint32_t*>(p);
+  }
+  ~PaintBuffer() { ::munmap(data_, bytes_); }
+  PaintBuffer(PaintBuffer const&) = delete;
+  PaintBuffer& operator=(PaintBuffer const&) = delete;
+  std::uint32_t* data() const noexcept { return data_; }
+  std::size_t pixels() const noexcept { return bytes_ / 4; }
+
+ private:
+  std::size_t bytes_;
+  std::uint32_t* data_ = nullptr;
+};
+
+struct PaintBuffers {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<PaintBuffer>> spare;  // at most one a reading thread
+};
+PaintBuffers& paint_buffers() {
+  static PaintBuffers buffers;
+  return buffers;
+}
+
+// A buffer of at least `pixels`: a spare one that is large enough, else a new one.
+std::unique_ptr<PaintBuffer> take_buffer(std::size_t pixels) {
+  auto& pool = paint_buffers();
+  {
+    std::lock_guard<std::mutex> lock(pool.mutex);
+    for (auto it = pool.spare.begin(); it != pool.spare.end(); ++it)
+      if ((*it)->pixels() >= pixels) {
+        std::unique_ptr<PaintBuffer> found = std::move(*it);
+        pool.spare.erase(it);
+        return found;
+      }
+  }
+  return std::make_unique<PaintBuffer>(pixels);
+}
+void give_back(std::unique_ptr<PaintBuffer> buffer) {
+  auto& pool = paint_buffers();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  if (pool.spare.size() < 16) pool.spare.push_back(std::move(buffer));
+}
+
 }  // namespace
 
 std::string slide_vendor(std::string const& open_path) {
@@ -252,11 +307,45 @@ AnyHostImage read_slide(std::string const& path, std::string const& open_path, R
           std::to_string(r.y) + " is not inside level " + std::to_string(level) + " (" + std::to_string(l.width) + "x" +
           std::to_string(l.height) + ")");
   check_read_size(path, r.width, r.height);
+  Rgb8 const bg = slide->info.background;
+
+  // A region OpenSlide paints in one call (not larger than 2048 x 2048, at a whole-number
+  // downsample) is painted into the image's own memory, allocated with rows of at least 4 bytes a
+  // pixel, and turned into RGB there, the last row first: no second buffer is touched.
+  bool const whole_steps = std::fabs(l.downsample - std::round(l.downsample)) < 1e-9;
+  bool const one_piece = whole_steps && r.width <= 2048 && r.height <= 2048 &&
+                         (r.width * r.height < (index_t(1) << 20) || io_threads() == 1);
+  if (one_piece) {
+    HostImage<Rgb8> const wide("gigaseg::slide", (4 * r.width + 2) / 3, r.height);
+    HostImage<Rgb8> image = wide.roi(0, 0, r.width, r.height);
+    auto* const first = reinterpret_cast<unsigned char*>(image.row(0));
+    auto* const argb = reinterpret_cast<std::uint32_t*>(first);  // 128-byte aligned, r.width x r.height
+    openslide_read_region(slide->handle.get(), argb, std::int64_t(std::llround(double(r.x) * l.downsample)),
+                          std::int64_t(std::llround(double(r.y) * l.downsample)), std::int32_t(level), r.width,
+                          r.height);
+    if (char const* error = openslide_get_error(slide->handle.get())) {
+      forget_slide(slide);  // OpenSlide keeps a handle in error for good
+      GIGASEG_THROW(ErrorKind::input, path, "OpenSlide cannot read level " + std::to_string(level) + ": " + error);
+    }
+    // Row y's ARGB pixels start at 4 x width x y, its RGB pixels at pitch x y, not before them: the
+    // rows below y were turned already, those above are not reached. A row is copied out first.
+    std::vector<std::uint32_t> row(std::size_t(r.width));
+    for (index_t y = r.height - 1; y >= 0; --y) {
+      std::copy_n(argb + y * r.width, r.width, row.data());
+      Rgb8* out = image.row(y);
+      for (index_t x = 0; x < r.width; ++x) {
+        std::uint32_t const v = row[std::size_t(x)];
+        out[x] = v >> 24 == 255 ? Rgb8{std::uint8_t(v >> 16), std::uint8_t(v >> 8), std::uint8_t(v)}
+                                : over_background(v, bg);
+      }
+    }
+    return AnyHostImage(std::move(image));
+  }
   HostImage<Rgb8> image("gigaseg::slide", r.width, r.height);
 
   // The pieces painted, in the level's pixels.
   std::vector<Region> pieces;
-  if (std::fabs(l.downsample - std::round(l.downsample)) < 1e-9) {
+  if (whole_steps) {
     // Bands of rows whose edges fall on the slide's own tile rows where it says them, so that no
     // tile is decoded for two bands.
     index_t const bands = std::max<index_t>(
@@ -280,7 +369,6 @@ AnyHostImage read_slide(std::string const& path, std::string const& open_path, R
         pieces.push_back({gx, gy, std::min(chunk_side, l.width - gx), std::min(chunk_side, l.height - gy)});
   }
   index_t const count = index_t(pieces.size());
-  Rgb8 const bg = slide->info.background;
   std::atomic<index_t> next{0};
   std::atomic<bool> failed{false};
   std::mutex failure_mutex;
@@ -288,16 +376,16 @@ AnyHostImage read_slide(std::string const& path, std::string const& open_path, R
   openslide_t* const s = slide->handle.get();
   auto const worker = [&] {
     // OpenSlide writes every pixel of the buffer: it is not filled first.
-    std::unique_ptr<std::uint32_t[]> argb;
-    std::size_t capacity = 0;
+    std::unique_ptr<PaintBuffer> buffer;
     for (index_t c; !failed.load() && (c = next.fetch_add(1)) < count;) {
       Region const& p = pieces[std::size_t(c)];
-      if (std::size_t(p.width * p.height) > capacity) {
-        capacity = std::size_t(p.width * p.height);
-        argb.reset(new std::uint32_t[capacity]);
+      if (buffer == nullptr || buffer->pixels() < std::size_t(p.width * p.height)) {
+        if (buffer != nullptr) give_back(std::move(buffer));
+        buffer = take_buffer(std::size_t(p.width * p.height));
       }
+      std::uint32_t* const argb = buffer->data();
       // The piece's origin in level 0's frame, as OpenSlide takes it.
-      openslide_read_region(s, argb.get(), std::int64_t(std::llround(double(p.x) * l.downsample)),
+      openslide_read_region(s, argb, std::int64_t(std::llround(double(p.x) * l.downsample)),
                             std::int64_t(std::llround(double(p.y) * l.downsample)), std::int32_t(level), p.width,
                             p.height);
       if (char const* error = openslide_get_error(s)) {
@@ -309,7 +397,7 @@ AnyHostImage read_slide(std::string const& path, std::string const& open_path, R
       index_t const x0 = std::max(p.x, r.x), x1 = std::min(p.x + p.width, r.x + r.width);
       index_t const y0 = std::max(p.y, r.y), y1 = std::min(p.y + p.height, r.y + r.height);
       for (index_t y = y0; y < y1; ++y) {
-        std::uint32_t const* in = argb.get() + (y - p.y) * p.width + (x0 - p.x);
+        std::uint32_t const* in = argb + (y - p.y) * p.width + (x0 - p.x);
         Rgb8* out = &image(y - r.y, x0 - r.x);
         for (index_t x = x0; x < x1; ++x, ++in, ++out) {
           std::uint32_t const v = *in;
@@ -318,6 +406,7 @@ AnyHostImage read_slide(std::string const& path, std::string const& open_path, R
         }
       }
     }
+    if (buffer != nullptr) give_back(std::move(buffer));
   };
   int const threads = int(std::min<index_t>(count, index_t(io_threads())));
   std::vector<std::thread> pool;
