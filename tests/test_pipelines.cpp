@@ -179,6 +179,21 @@ TYPED_TEST(Pipelines, StarsFindEveryStarAtItsFluxWeightedCentre) {
     EXPECT_EQ(result.sources[k].cy, reference.sources[k].cy);
   }
 
+  // An infinite pixel is no source; a sky of integers where most pixels are one value (MAD 0)
+  // still has a noise, so only the stars are sources.
+  HostImage<float> quantised("quantised", sky.width(), sky.height());
+  for (index_t y = 0; y < sky.height(); ++y)
+    for (index_t x = 0; x < sky.width(); ++x) {
+      double v = 500 + 0.35 * noise(random);
+      for (Star const& s : stars)
+        v += s.amplitude * std::exp(-((x - s.x) * (x - s.x) + (y - s.y) * (y - s.y)) / (2 * 1.3 * 1.3));
+      quantised(y, x) = float(std::round(v));
+    }
+  quantised(110, 5) = std::numeric_limits<float>::infinity();
+  StarResult const integers = segment_stars(space, ImageView<float const, M>(test::to_space(space, quantised)), labels);
+  EXPECT_GT(integers.noise, 0);
+  EXPECT_EQ(integers.components, index_t(stars.size()));
+
   StarParams bad;
   bad.nsigma = 0;
   EXPECT_THROW(segment_stars(space, ImageView<float const, M>(image), labels, bad), Error);

@@ -1,5 +1,6 @@
 // sky_background (algorithms/pipelines/stars.hpp): median and MAD of the finite pixels, clipped
-// three times at 3 sigma.
+// three times at 3 sigma; where the MAD is 0 (more than half the sky one value), the standard
+// deviation of the pixels kept.
 #include "gigaseg/algorithms/pipelines/stars.hpp"
 
 #include "gigaseg/core/error.hpp"
@@ -42,7 +43,14 @@ std::pair<double, double> sky_background(HostImage<float const> const& pixels) {
     deviations.resize(kept.size());
     for (std::size_t i = 0; i < kept.size(); ++i) deviations[i] = float(std::fabs(double(kept[i]) - median));
     sigma = 1.4826 * median_of(deviations);
-    if (round == 3 || sigma == 0) break;
+    if (sigma == 0) {  // more than half the sky one value (an integer sky): its standard deviation
+      double sum = 0, squares = 0;
+      for (float v : kept) sum += v, squares += double(v) * double(v);
+      double const mean = sum / double(kept.size());
+      sigma = std::sqrt(std::max(0.0, squares / double(kept.size()) - mean * mean));
+      break;
+    }
+    if (round == 3) break;
     std::vector<float> clipped;
     for (float v : sample)
       if (std::fabs(double(v) - median) <= 3 * sigma) clipped.push_back(v);

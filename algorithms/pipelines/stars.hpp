@@ -5,9 +5,11 @@
 //
 // Background and noise: the median of the finite pixels and 1.4826 x their median absolute
 // deviation, clipped three times at 3 sigma (pixels further than 3 sigma from the median left out),
-// as SExtractor and photutils estimate a sky without sources; computed on the host from every
-// pixel, or an even sample of 4,194,304 where there are more. A pixel is a source's when it is
-// finite and above background + nsigma x noise. NaN (no data) is never a source's.
+// as SExtractor and photutils estimate a sky without sources; where the MAD is 0 (more than half
+// the sky one value, as in an integer image of a faint sky) the noise is the standard deviation of
+// the pixels kept. Computed on the host from every pixel, or an even sample of 4,194,304 where
+// there are more. A pixel is a source's when it is finite and above background + nsigma x noise:
+// NaN (no data) and infinities never are.
 //
 // Per source, with w = value - background: flux = sum of w; the centroid (sum w x / flux,
 // sum w y / flux) with pixel (x, y) at its centre's integer coordinates (so a symmetric star

@@ -203,12 +203,13 @@ void write_geojson_tiled(std::string const& path, std::string const& labels_path
   params.connectivity = connectivity;
   params.simplify = simplify;
   ImageShape const shape = image_shape(labels_path);
-  index_t tallest = 1;
-  for (std::size_t k = 0; k < regions.size(); ++k) {
-    if (regions[k].area > 0) tallest = std::max(tallest, regions[k].y1 - regions[k].y0 + 1);
-    GIGASEG_REQUIRE(k == 0 || regions[k].area == 0 || regions[k - 1].area == 0 || regions[k].y0 >= regions[k - 1].y0,
-                    ErrorKind::internal, labels_path, "labels are not numbered in raster order");
-  }
+  index_t tallest = 1, last_top = 0;
+  for (RegionStats const& r : regions)
+    if (r.area > 0) {
+      tallest = std::max(tallest, r.y1 - r.y0 + 1);
+      GIGASEG_REQUIRE(r.y0 >= last_top, ErrorKind::internal, labels_path, "labels are not numbered in raster order");
+      last_top = r.y0;
+    }
   // A band's labels (4 bytes a pixel) and the tracer's marks and rings (about as much again).
   std::size_t const budget = memory_bytes > 0 ? memory_bytes : std::size_t(1) << 30;
   index_t const fit = index_t(budget / std::size_t(shape.width * 8)) + 1;
@@ -223,11 +224,22 @@ void write_geojson_tiled(std::string const& path, std::string const& labels_path
     std::size_t end = next;
     while (end < regions.size() && (regions[end].area == 0 || regions[end].y0 < y0 + step)) ++end;
     if (end == next) continue;
-    AnyHostImage const pixels =
-        read_image_region(labels_path, Region{0, y0, shape.width, std::min(band, shape.height - y0)});
-    auto const* labels = std::get_if<HostImage<Label>>(&pixels);
+    AnyHostImage pixels = read_image_region(labels_path, Region{0, y0, shape.width, std::min(band, shape.height - y0)});
+    auto* labels = std::get_if<HostImage<Label>>(&pixels);
     GIGASEG_REQUIRE(labels != nullptr, ErrorKind::input, labels_path, "outlines are traced from 32-bit labels");
-    file.add(trace_outlines(*labels, index_t(regions.size()), params), regions, next, end, y0);
+    // The band's run of labels next + 1 .. end renumbered 1 .. end - next, the others 0, so that
+    // tracing keeps arrays of the run's length, not of every region's.
+    Label const low = Label(next), high = Label(end);
+    Kokkos::parallel_for("gigaseg::cli::geojson_band",
+                         Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, labels->height()), [&](index_t y) {
+                           Label* row = labels->row(y);
+                           for (index_t x = 0; x < labels->width(); ++x)
+                             row[x] = row[x] > low && row[x] <= high ? row[x] - low : 0;
+                         });
+    std::vector<RegionOutline> outlines = trace_outlines(*labels, index_t(end - next), params);
+    for (RegionOutline& outline : outlines) outline.label += low;
+    std::vector<RegionStats> const run(regions.begin() + std::ptrdiff_t(next), regions.begin() + std::ptrdiff_t(end));
+    file.add(outlines, run, 0, run.size(), y0);
     next = end;
   }
   file.commit();

@@ -30,7 +30,9 @@
 #include <cstring>
 #include <list>
 #include <memory>
+#include <exception>
 #include <new>
+#include <system_error>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -374,7 +376,8 @@ AnyHostImage read_slide(std::string const& path, std::string const& open_path, R
   std::mutex failure_mutex;
   std::string failure;
   openslide_t* const s = slide->handle.get();
-  auto const worker = [&] {
+  std::exception_ptr thrown;  // the first exception of a worker (out of memory), rethrown after the joins
+  auto const paint = [&] {
     // OpenSlide writes every pixel of the buffer: it is not filled first.
     std::unique_ptr<PaintBuffer> buffer;
     for (index_t c; !failed.load() && (c = next.fetch_add(1)) < count;) {
@@ -408,11 +411,32 @@ AnyHostImage read_slide(std::string const& path, std::string const& open_path, R
     }
     if (buffer != nullptr) give_back(std::move(buffer));
   };
-  int const threads = int(std::min<index_t>(count, index_t(io_threads())));
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& thread : pool) thread.join();
+  auto const worker = [&] {
+    try {
+      paint();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!thrown) thrown = std::current_exception();
+      failed.store(true);
+    }
+  };
+  {
+    int const threads = int(std::min<index_t>(count, index_t(io_threads())));
+    std::vector<std::thread> pool;
+    struct Joiner {  // the threads started are joined however this scope ends
+      std::vector<std::thread>& threads;
+      ~Joiner() {
+        for (auto& thread : threads)
+          if (thread.joinable()) thread.join();
+      }
+    } const joiner{pool};
+    try {
+      for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+    } catch (std::system_error const&) {  // fewer threads: the others paint the rest
+    }
+    worker();
+  }
+  if (thrown) std::rethrow_exception(thrown);
   if (failed.load()) {
     forget_slide(slide);  // OpenSlide keeps a handle in error for good
     GIGASEG_THROW(ErrorKind::input, path, failure);

@@ -1,9 +1,9 @@
 #pragma once
 // Definition of algorithms/pipelines/stars.hpp (instantiated by backends/instantiate/pipelines.cpp).
+#include "gigaseg/algorithms/detail/pixelwise.hpp"
 #include "gigaseg/algorithms/label.hpp"
 #include "gigaseg/algorithms/pipelines/detail/stages.hpp"
 #include "gigaseg/algorithms/pipelines/stars.hpp"
-#include "gigaseg/algorithms/threshold.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/transfer.hpp"
 
@@ -34,7 +34,15 @@ StarResult segment_stars(ExecSpace const& space, ImageView<float const, typename
     result.threshold = background + params.nsigma * noise;
   });
   ImageView<std::uint8_t, Memory> mask("gigaseg::stars::mask", image.width(), image.height());
-  stage("threshold", [&] { threshold(space, image, mask, result.threshold); });
+  stage("threshold", [&] {
+    // Finite and above the threshold: NaN fails the first test, infinity the second.
+    float const level = float(result.threshold), largest = std::numeric_limits<float>::max();
+    detail::for_each_row_pixel(
+        space, "gigaseg::stars::mask", image.height(), image.width(), KOKKOS_LAMBDA(index_t y, index_t x) {
+          float const v = image(y, x);
+          mask(y, x) = v > level && v <= largest ? std::uint8_t(255) : std::uint8_t(0);
+        });
+  });
   stage("label", [&] {
     LabelParams label_params;
     label_params.connectivity = params.connectivity;
