@@ -100,8 +100,9 @@ def main():
                 row[f"stream_gigaseg_{t}_threads_ms"] = statistics.median(times[1:]) * 1e3
         rows.append(row)
         print(json.dumps(row), flush=True)
+    regions = {f"level{r['level']}_{r['region']}": r for r in rows}
     json.dump({"slide": args.slide, "runs": args.runs, "openslide_python": openslide.__version__,
-               "openslide": openslide.__library_version__, "rows": rows}, open(args.output, "w"), indent=2)
+               "openslide": openslide.__library_version__, "regions": regions}, open(args.output, "w"), indent=2)
 
 
 if __name__ == "__main__":
