@@ -9,8 +9,8 @@
 //
 // A read is painted by openslide_read_region calls on up to io_threads() threads:
 //   - at a level whose downsample is a whole number (level 0, and the levels of most slides), the
-//     region itself, in pieces of at most 2048 x 2048 pixels, a region of a megapixel or more in at
-//     least as many pieces as there are threads;
+//     region itself: up to 2048 x 2048 in one call, painted into the image's own memory; a larger
+//     one in pieces of at most 2048 x 2048, and in at least as many pieces as there are threads;
 //   - at a level whose downsample is not a whole number, OpenSlide places the level's tiles at
 //     fractional offsets, so a pixel's value could depend on where a read starts. There reads
 //     follow a fixed grid of 1024 x 1024 chunks of the level, each painted whole and cut to the
@@ -315,8 +315,7 @@ AnyHostImage read_slide(std::string const& path, std::string const& open_path, R
   // downsample) is painted into the image's own memory, allocated with rows of at least 4 bytes a
   // pixel, and turned into RGB there, the last row first: no second buffer is touched.
   bool const whole_steps = std::fabs(l.downsample - std::round(l.downsample)) < 1e-9;
-  bool const one_piece = whole_steps && r.width <= 2048 && r.height <= 2048 &&
-                         (r.width * r.height < (index_t(1) << 20) || io_threads() == 1);
+  bool const one_piece = whole_steps && r.width <= 2048 && r.height <= 2048;
   if (one_piece) {
     HostImage<Rgb8> const wide("gigaseg::slide", (4 * r.width + 2) / 3, r.height);
     HostImage<Rgb8> image = wide.roi(0, 0, r.width, r.height);
