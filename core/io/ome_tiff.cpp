@@ -212,16 +212,17 @@ Level reduce_level(Level const& from, std::string const& to, std::string const& 
       AnyHostImage const source = read_image_region(from.path, Region{sx, sy, sw, sh});
       auto const& pixels = std::get<HostImage<T>>(source);
       T* const out = band.data() + base + std::size_t(sx / 2);
-      Kokkos::parallel_for(
-          "gigaseg::ome::reduce", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, out_rows), [&](index_t oy) {
-            for (index_t ox = 0; ox < (sw + 1) / 2; ++ox) {
-              T v[4];
-              int n = 0;
-              for (index_t dy = 0; dy < 2 && 2 * oy + dy < sh; ++dy)
-                for (index_t dx = 0; dx < 2 && 2 * ox + dx < sw; ++dx) v[n++] = pixels(2 * oy + dy, 2 * ox + dx);
-              out[oy * next.width + ox] = reduce_block(v, n);
-            }
-          });
+      Kokkos::parallel_for("gigaseg::ome::reduce", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, out_rows),
+                           [&](index_t oy) {
+                             for (index_t ox = 0; ox < (sw + 1) / 2; ++ox) {
+                               T v[4];
+                               int n = 0;
+                               for (index_t dy = 0; dy < 2 && 2 * oy + dy < sh; ++dy)
+                                 for (index_t dx = 0; dx < 2 && 2 * ox + dx < sw; ++dx)
+                                   v[n++] = pixels(2 * oy + dy, 2 * ox + dx);
+                               out[oy * next.width + ox] = reduce_block(v, n);
+                             }
+                           });
     }
     flush(false);
   }

@@ -5,28 +5,8 @@ set -u
 gigaseg=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
-
-# expect CODE NAME -- ARGS...: runs gigaseg, checks the exit code; stdout/stderr kept in $work.
-expect() {
-  local code=$1 name=$2
-  shift 3
-  "$gigaseg" "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" -ne "$code" ]; then
-    echo "FAIL $name: exit $got, expected $code (gigaseg $*)"; cat "$work/err"; failures=$((failures + 1))
-    return 1
-  fi
-  passes=$((passes + 1))
-}
-# check NAME CONDITION...: a test on the last run's output.
-check() {
-  local name=$1
-  shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
-}
-one_line_naming() { [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q -- "$1" "$work/err"; }
+# shellcheck source=checks.sh
+source "$(dirname "$0")/checks.sh"
 
 expect 0 version -- --version
 check version-text grep -q "^gigaseg [0-9]" "$work/out"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Whole-slide input end to end (docs/cli.md, "Whole-slide images"): synthetic Aperio SVS files made
-# by make_slide (tests/slide_writer.hpp). info lists the levels; --level and --mpp pick one; a slide
-# segmented in memory and tile by tile gives the same labels and statistics; bad slides and
+# Whole-slide input and OME-TIFF output end to end (docs/cli.md, "Whole-slide images" and
+# "OME-TIFF"): synthetic Aperio SVS files made by make_slide (tests/slide_writer.hpp). info lists the
+# levels; --level and --mpp pick one; a slide segmented in memory and tile by tile gives the same
+# labels and statistics; OME-TIFF pyramids read back by tifffile; bad slides, corrupt OME-XML and
 # misplaced options are one-line errors with the right exit code and leave no output.
 #   test_slides.sh GIGASEG MAKE_SLIDE
 set -u
@@ -9,27 +10,8 @@ gigaseg=$1
 make_slide=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-failures=0
-passes=0
-
-expect() {
-  local code=$1 name=$2
-  shift 3
-  "$gigaseg" "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" -ne "$code" ]; then
-    echo "FAIL $name: exit $got, expected $code (gigaseg $*)"; cat "$work/err"; failures=$((failures + 1))
-    return 1
-  fi
-  passes=$((passes + 1))
-}
-check() {
-  local name=$1
-  shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL $name"; failures=$((failures + 1)); fi
-}
-one_line_naming() { [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q -- "$1" "$work/err"; }
-json() { python3 -c "import json, sys; d = json.load(open('$work/out')); sys.exit(0 if ($1) else 1)"; }
+# shellcheck source=checks.sh
+source "$(dirname "$0")/checks.sh"
 
 slide=$work/tissue.svs
 "$make_slide" "$slide" 2300 1700 --tile 240 --downsamples 4,16 || { echo "FAIL make_slide"; exit 1; }
