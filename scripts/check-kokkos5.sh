@@ -26,7 +26,7 @@ echo "Kokkos $version headers from $include: compiling $(echo "$sources" | wc -w
 status=0
 for source in $sources; do
   if ! g++ -std=c++20 -fopenmp -fsyntax-only -Wall -Wextra -I"$include" -I"$gen/include" -I"$root" \
-       $(pkg-config --cflags hwloc libpng libtiff-4) -isystem /usr/include/opencv4 "$source" 2>"$gen/log"; then
+       $(pkg-config --cflags hwloc libpng libtiff-4 openslide libxml-2.0 cfitsio) -isystem /usr/include/opencv4 "$source" 2>"$gen/log"; then
     echo "FAILED $source"; cat "$gen/log"; status=1
   elif [ -s "$gen/log" ]; then
     echo "warnings in $source"; cat "$gen/log"

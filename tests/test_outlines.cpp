@@ -72,8 +72,11 @@ std::vector<std::size_t> check_outlines(HostImage<Label> const& labels, index_t 
       std::vector<char> const exterior = fill({&polygon.rings[0]}, width, height);
       for (std::size_t r = 1; r < polygon.rings.size(); ++r) {
         std::vector<char> const hole = fill({&polygon.rings[r]}, width, height);
-        for (std::size_t i = 0; i < hole.size(); ++i)
-          if (hole[i]) EXPECT_TRUE(exterior[i]) << "label " << l << ": a hole outside its exterior";
+        for (std::size_t i = 0; i < hole.size(); ++i) {
+          if (hole[i]) {
+            EXPECT_TRUE(exterior[i]) << "label " << l << ": a hole outside its exterior";
+          }
+        }
       }
     }
     std::vector<char> const inside = fill(rings, width, height);
