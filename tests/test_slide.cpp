@@ -92,11 +92,17 @@ TEST(Slide, AnUncompressedSvsReadsToItsExactPixelsAtEveryLevel) {
   HostImage<Rgb8> const whole = rgb(read_image(path));
   ASSERT_EQ(whole.width(), 2300);
   EXPECT_EQ(differences(whole, 0, 0, 1), 0);
-  // Regions inside one chunk, across chunk edges and corners, and at the image's edges.
-  for (Region const r : {Region{5, 7, 100, 90}, Region{1000, 1000, 60, 100}, Region{1020, 10, 1100, 1030},
-                         Region{2200, 1050, 100, 50}, Region{0, 0, 2300, 1}})
-    EXPECT_EQ(differences(rgb(read_image_region(path, r)), whole, r.x, r.y), 0)
-        << r.width << "x" << r.height << " at " << r.x << "," << r.y;
+  // Regions inside one chunk, across chunk edges and corners, and at the image's edges; those of
+  // 1 Mpixel or more are painted in one band a thread, the bands' edges on the slide's tile rows.
+  for (int const threads : {1, 2, 3}) {
+    set_io_threads(threads);
+    for (Region const r :
+         {Region{5, 7, 100, 90}, Region{1000, 1000, 60, 100}, Region{1020, 10, 1100, 1030}, Region{2200, 1050, 100, 50},
+          Region{0, 0, 2300, 1}, Region{3, 0, 1024, 1024}, Region{0, 0, 2048, 1028}})
+      EXPECT_EQ(differences(rgb(read_image_region(path, r)), whole, r.x, r.y), 0)
+          << r.width << "x" << r.height << " at " << r.x << "," << r.y << " on " << threads << " threads";
+  }
+  set_io_threads(0);
 
   LevelChoice const level1(ReadOptions{1, 0});
   HostImage<Rgb8> const reduced = rgb(read_image(path));

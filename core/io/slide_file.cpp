@@ -7,10 +7,11 @@
 // 255, rounded, so an opaque pixel is its colour and a transparent one (outside the scanned area)
 // the background, as slide viewers show them.
 //
-// A read is painted by openslide_read_region calls on up to io_threads() threads:
+// A read is painted by openslide_read_region calls on up to io_threads() threads, a region of
+// 1 Mpixel or more in at least as many bands of whole rows as there are threads:
 //   - at a level whose downsample is a whole number (level 0, and the levels of most slides), the
-//     region itself: up to 2048 x 2048 in one call, painted into the image's own memory; a larger
-//     one in pieces of at most 2048 x 2048, and in at least as many pieces as there are threads;
+//     region itself: up to 2048 x 2048 painted into the image's own memory, a band a call; a larger
+//     one in pieces of at most 2048 x 2048 painted into reused buffers;
 //   - at a level whose downsample is not a whole number, OpenSlide places the level's tiles at
 //     fractional offsets, so a pixel's value could depend on where a read starts. There reads
 //     follow a fixed grid of 1024 x 1024 chunks of the level, each painted whole and cut to the
@@ -297,122 +298,47 @@ ImageShape slide_shape(std::string const& path, std::string const& open_path) {
   return shape;
 }
 
-AnyHostImage read_slide(std::string const& path, std::string const& open_path, Region const* region) {
-  auto const slide = open_slide(path, open_path);
-  index_t const level = slide_level(path, slide->info, default_read_options());
-  SlideLevel const& l = slide->info.levels[std::size_t(level)];
-  Region const r = region != nullptr ? *region : Region{0, 0, l.width, l.height};
-  GIGASEG_REQUIRE(
-      r.width > 0 && r.height > 0 && r.x >= 0 && r.y >= 0 && r.x + r.width <= l.width && r.y + r.height <= l.height,
-      ErrorKind::usage, path,
-      "region " + std::to_string(r.width) + "x" + std::to_string(r.height) + " at " + std::to_string(r.x) + "," +
-          std::to_string(r.y) + " is not inside level " + std::to_string(level) + " (" + std::to_string(l.width) + "x" +
-          std::to_string(l.height) + ")");
-  check_read_size(path, r.width, r.height);
-  Rgb8 const bg = slide->info.background;
+namespace {
 
-  // A region OpenSlide paints in one call (not larger than 2048 x 2048, at a whole-number
-  // downsample) is painted into the image's own memory, allocated with rows of at least 4 bytes a
-  // pixel, and turned into RGB there, the last row first: no second buffer is touched.
-  bool const whole_steps = std::fabs(l.downsample - std::round(l.downsample)) < 1e-9;
-  bool const one_piece = whole_steps && r.width <= 2048 && r.height <= 2048;
-  if (one_piece) {
-    HostImage<Rgb8> const wide("gigaseg::slide", (4 * r.width + 2) / 3, r.height);
-    HostImage<Rgb8> image = wide.roi(0, 0, r.width, r.height);
-    auto* const first = reinterpret_cast<unsigned char*>(image.row(0));
-    auto* const argb = reinterpret_cast<std::uint32_t*>(first);  // 128-byte aligned, r.width x r.height
-    openslide_read_region(slide->handle.get(), argb, std::int64_t(std::llround(double(r.x) * l.downsample)),
-                          std::int64_t(std::llround(double(r.y) * l.downsample)), std::int32_t(level), r.width,
-                          r.height);
-    if (char const* error = openslide_get_error(slide->handle.get())) {
-      forget_slide(slide);  // OpenSlide keeps a handle in error for good
-      GIGASEG_THROW(ErrorKind::input, path, "OpenSlide cannot read level " + std::to_string(level) + ": " + error);
-    }
-    // Row y's ARGB pixels start at 4 x width x y, its RGB pixels at pitch x y, not before them: the
-    // rows below y were turned already, those above are not reached. A row is copied out first.
-    std::vector<std::uint32_t> row(std::size_t(r.width));
-    for (index_t y = r.height - 1; y >= 0; --y) {
-      std::copy_n(argb + y * r.width, r.width, row.data());
-      Rgb8* out = image.row(y);
-      for (index_t x = 0; x < r.width; ++x) {
-        std::uint32_t const v = row[std::size_t(x)];
-        out[x] = v >> 24 == 255 ? Rgb8{std::uint8_t(v >> 16), std::uint8_t(v >> 8), std::uint8_t(v)}
-                                : over_background(v, bg);
-      }
-    }
-    return AnyHostImage(std::move(image));
-  }
-  HostImage<Rgb8> image("gigaseg::slide", r.width, r.height);
+// An opaque pixel is its colour; others are composited over the background.
+inline Rgb8 to_rgb(std::uint32_t argb, Rgb8 bg) noexcept {
+  return argb >> 24 == 255 ? Rgb8{std::uint8_t(argb >> 16), std::uint8_t(argb >> 8), std::uint8_t(argb)}
+                           : over_background(argb, bg);
+}
 
-  // The pieces painted, in the level's pixels.
-  std::vector<Region> pieces;
-  if (whole_steps) {
-    // Bands of rows whose edges fall on the slide's own tile rows where it says them, so that no
-    // tile is decoded for two bands.
-    index_t const bands = std::max<index_t>(
-        {index_t(1), (r.height + 2047) / 2048,
-         r.width * r.height >= (index_t(1) << 20) ? std::min<index_t>(io_threads(), r.height) : index_t(1)});
-    index_t const step = std::max<index_t>(1, l.tile_height);
-    std::vector<index_t> edges{r.y};
-    for (index_t b = 1; b < bands; ++b) {
-      index_t const edge = (r.y + r.height * b / bands + step / 2) / step * step;
-      if (edge > edges.back() && edge < r.y + r.height) edges.push_back(edge);
-    }
-    edges.push_back(r.y + r.height);
-    for (std::size_t b = 0; b + 1 < edges.size(); ++b)
-      for (index_t y = edges[b]; y < edges[b + 1]; y += 2048)
-        for (index_t x = r.x; x < r.x + r.width; x += 2048)
-          pieces.push_back(
-              {x, y, std::min<index_t>(2048, r.x + r.width - x), std::min<index_t>(2048, edges[b + 1] - y)});
-  } else {
-    for (index_t gy = r.y / chunk_side * chunk_side; gy < r.y + r.height; gy += chunk_side)
-      for (index_t gx = r.x / chunk_side * chunk_side; gx < r.x + r.width; gx += chunk_side)
-        pieces.push_back({gx, gy, std::min(chunk_side, l.width - gx), std::min(chunk_side, l.height - gy)});
+// Row edges of `bands` bands of rows of `r`, moved to the slide's own tile rows (multiples of
+// `tile_height` where it says them) so that no tile is decoded for two bands; edges that would
+// meet are dropped.
+std::vector<index_t> band_edges(Region const& r, index_t bands, index_t tile_height) {
+  index_t const step = std::max<index_t>(1, tile_height);
+  std::vector<index_t> edges{r.y};
+  for (index_t b = 1; b < bands; ++b) {
+    index_t const edge = (r.y + r.height * b / bands + step / 2) / step * step;
+    if (edge > edges.back() && edge < r.y + r.height) edges.push_back(edge);
   }
-  index_t const count = index_t(pieces.size());
+  edges.push_back(r.y + r.height);
+  return edges;
+}
+
+// paint(i) for i in [0, count) on up to io_threads() threads (the calling one among them). paint
+// returns "" or what OpenSlide said went wrong; the first failure stops the others. An exception of
+// a worker (out of memory) is rethrown once every thread has been joined; a failure is returned.
+template <class Paint>
+std::string paint_in_parallel(index_t count, Paint&& paint) {
   std::atomic<index_t> next{0};
   std::atomic<bool> failed{false};
   std::mutex failure_mutex;
   std::string failure;
-  openslide_t* const s = slide->handle.get();
-  std::exception_ptr thrown;  // the first exception of a worker (out of memory), rethrown after the joins
-  auto const paint = [&] {
-    // OpenSlide writes every pixel of the buffer: it is not filled first.
-    std::unique_ptr<PaintBuffer> buffer;
-    for (index_t c; !failed.load() && (c = next.fetch_add(1)) < count;) {
-      Region const& p = pieces[std::size_t(c)];
-      if (buffer == nullptr || buffer->pixels() < std::size_t(p.width * p.height)) {
-        if (buffer != nullptr) give_back(std::move(buffer));
-        buffer = take_buffer(std::size_t(p.width * p.height));
-      }
-      std::uint32_t* const argb = buffer->data();
-      // The piece's origin in level 0's frame, as OpenSlide takes it.
-      openslide_read_region(s, argb, std::int64_t(std::llround(double(p.x) * l.downsample)),
-                            std::int64_t(std::llround(double(p.y) * l.downsample)), std::int32_t(level), p.width,
-                            p.height);
-      if (char const* error = openslide_get_error(s)) {
-        std::lock_guard<std::mutex> lock(failure_mutex);
-        if (!failed.exchange(true)) failure = "OpenSlide cannot read level " + std::to_string(level) + ": " + error;
-        break;
-      }
-      // The piece's part inside the region.
-      index_t const x0 = std::max(p.x, r.x), x1 = std::min(p.x + p.width, r.x + r.width);
-      index_t const y0 = std::max(p.y, r.y), y1 = std::min(p.y + p.height, r.y + r.height);
-      for (index_t y = y0; y < y1; ++y) {
-        std::uint32_t const* in = argb + (y - p.y) * p.width + (x0 - p.x);
-        Rgb8* out = &image(y - r.y, x0 - r.x);
-        for (index_t x = x0; x < x1; ++x, ++in, ++out) {
-          std::uint32_t const v = *in;
-          *out = v >> 24 == 255 ? Rgb8{std::uint8_t(v >> 16), std::uint8_t(v >> 8), std::uint8_t(v)}
-                                : over_background(v, bg);
-        }
-      }
-    }
-    if (buffer != nullptr) give_back(std::move(buffer));
-  };
+  std::exception_ptr thrown;
   auto const worker = [&] {
     try {
-      paint();
+      for (index_t c; !failed.load() && (c = next.fetch_add(1)) < count;) {
+        std::string error = paint(c);
+        if (!error.empty()) {
+          std::lock_guard<std::mutex> lock(failure_mutex);
+          if (!failed.exchange(true)) failure = std::move(error);
+        }
+      }
     } catch (...) {
       std::lock_guard<std::mutex> lock(failure_mutex);
       if (!thrown) thrown = std::current_exception();
@@ -436,7 +362,102 @@ AnyHostImage read_slide(std::string const& path, std::string const& open_path, R
     worker();
   }
   if (thrown) std::rethrow_exception(thrown);
-  if (failed.load()) {
+  return failure;
+}
+
+}  // namespace
+
+AnyHostImage read_slide(std::string const& path, std::string const& open_path, Region const* region) {
+  auto const slide = open_slide(path, open_path);
+  index_t const level = slide_level(path, slide->info, default_read_options());
+  SlideLevel const& l = slide->info.levels[std::size_t(level)];
+  Region const r = region != nullptr ? *region : Region{0, 0, l.width, l.height};
+  GIGASEG_REQUIRE(
+      r.width > 0 && r.height > 0 && r.x >= 0 && r.y >= 0 && r.x + r.width <= l.width && r.y + r.height <= l.height,
+      ErrorKind::usage, path,
+      "region " + std::to_string(r.width) + "x" + std::to_string(r.height) + " at " + std::to_string(r.x) + "," +
+          std::to_string(r.y) + " is not inside level " + std::to_string(level) + " (" + std::to_string(l.width) + "x" +
+          std::to_string(l.height) + ")");
+  check_read_size(path, r.width, r.height);
+  Rgb8 const bg = slide->info.background;
+  openslide_t* const s = slide->handle.get();
+  auto const read_failure = [&](char const* error) {
+    return "OpenSlide cannot read level " + std::to_string(level) + ": " + error;
+  };
+  // One band of work per thread for a region of 1 Mpixel or more, else one.
+  index_t const threads = r.width * r.height >= (index_t(1) << 20) ? std::min<index_t>(io_threads(), r.height) : 1;
+  bool const whole_steps = std::fabs(l.downsample - std::round(l.downsample)) < 1e-9;
+  std::string failure;
+  HostImage<Rgb8> image;
+
+  if (whole_steps && r.width <= 2048 && r.height <= 2048) {
+    // A region up to 2048 x 2048 at a whole-number downsample is painted into the image's own
+    // memory, allocated with rows of at least 4 bytes a pixel, in bands of whole rows (one a
+    // thread), each turned into RGB in place, its last row first: no second buffer is touched.
+    // Band [y0, y1) paints its ARGB rows one after the other from row y0's start; RGB row y starts
+    // at pitch x (y - y0) from there, never before its ARGB row (the pitch is at least 4 x width),
+    // and ends before row y1, where the next band's pixels start. A row is copied out first.
+    HostImage<Rgb8> const wide("gigaseg::slide", (4 * r.width + 2) / 3, r.height);
+    image = wide.roi(0, 0, r.width, r.height);
+    std::vector<index_t> const edges = band_edges(r, threads, l.tile_height);
+    failure = paint_in_parallel(index_t(edges.size() - 1), [&](index_t b) {
+      index_t const y0 = edges[std::size_t(b)], h = edges[std::size_t(b) + 1] - y0;
+      Rgb8* const first = image.row(y0 - r.y);  // 128-byte aligned
+      auto* const argb = reinterpret_cast<std::uint32_t*>(first);
+      openslide_read_region(s, argb, std::int64_t(std::llround(double(r.x) * l.downsample)),
+                            std::int64_t(std::llround(double(y0) * l.downsample)), std::int32_t(level), r.width, h);
+      if (char const* error = openslide_get_error(s)) return read_failure(error);
+      std::vector<std::uint32_t> row(std::size_t(r.width));
+      for (index_t y = h - 1; y >= 0; --y) {
+        std::copy_n(argb + y * r.width, r.width, row.data());
+        Rgb8* out = image.row(y0 - r.y + y);
+        for (index_t x = 0; x < r.width; ++x) out[x] = to_rgb(row[std::size_t(x)], bg);
+      }
+      return std::string();
+    });
+  } else {
+    image = HostImage<Rgb8>("gigaseg::slide", r.width, r.height);
+    // The pieces painted, in the level's pixels, each into a reused buffer and copied out.
+    std::vector<Region> pieces;
+    if (whole_steps) {
+      // At least as many bands as threads, none taller than 2048 rows, cut into 2048-wide pieces.
+      std::vector<index_t> const edges = band_edges(r, std::max((r.height + 2047) / 2048, threads), l.tile_height);
+      for (std::size_t b = 0; b + 1 < edges.size(); ++b)
+        for (index_t y = edges[b]; y < edges[b + 1]; y += 2048)
+          for (index_t x = r.x; x < r.x + r.width; x += 2048)
+            pieces.push_back(
+                {x, y, std::min<index_t>(2048, r.x + r.width - x), std::min<index_t>(2048, edges[b + 1] - y)});
+    } else {
+      for (index_t gy = r.y / chunk_side * chunk_side; gy < r.y + r.height; gy += chunk_side)
+        for (index_t gx = r.x / chunk_side * chunk_side; gx < r.x + r.width; gx += chunk_side)
+          pieces.push_back({gx, gy, std::min(chunk_side, l.width - gx), std::min(chunk_side, l.height - gy)});
+    }
+    failure = paint_in_parallel(index_t(pieces.size()), [&](index_t c) {
+      Region const& p = pieces[std::size_t(c)];
+      // OpenSlide writes every pixel of the buffer: it is not filled first.
+      std::unique_ptr<PaintBuffer> buffer = take_buffer(std::size_t(p.width * p.height));
+      struct Return {  // the buffer goes back to the pool however this piece ends
+        std::unique_ptr<PaintBuffer>& buffer;
+        ~Return() { give_back(std::move(buffer)); }
+      } const back{buffer};
+      std::uint32_t* const argb = buffer->data();
+      // The piece's origin in level 0's frame, as OpenSlide takes it.
+      openslide_read_region(s, argb, std::int64_t(std::llround(double(p.x) * l.downsample)),
+                            std::int64_t(std::llround(double(p.y) * l.downsample)), std::int32_t(level), p.width,
+                            p.height);
+      if (char const* error = openslide_get_error(s)) return read_failure(error);
+      // The piece's part inside the region.
+      index_t const x0 = std::max(p.x, r.x), x1 = std::min(p.x + p.width, r.x + r.width);
+      index_t const y0 = std::max(p.y, r.y), y1 = std::min(p.y + p.height, r.y + r.height);
+      for (index_t y = y0; y < y1; ++y) {
+        std::uint32_t const* in = argb + (y - p.y) * p.width + (x0 - p.x);
+        Rgb8* out = &image(y - r.y, x0 - r.x);
+        for (index_t x = x0; x < x1; ++x) *out++ = to_rgb(*in++, bg);
+      }
+      return std::string();
+    });
+  }
+  if (!failure.empty()) {
     forget_slide(slide);  // OpenSlide keeps a handle in error for good
     GIGASEG_THROW(ErrorKind::input, path, failure);
   }
