@@ -10,12 +10,17 @@
 #include "gigaseg/algorithms/watershed.hpp"
 #include "gigaseg/core/image.hpp"
 #include "gigaseg/core/kokkos_view.hpp"
+#include "gigaseg/core/touched_image.hpp"
 #include "gigaseg/core/transfer.hpp"
 #include "tests/backends.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace gigaseg {
 namespace {
@@ -94,6 +99,28 @@ TEST(ImageLayout, IndexingPast2To31Pixels) {
 TEST(ImageLayout, WrapRejectsShortPitch) {
   std::uint8_t buffer[64];
   EXPECT_THROW((ImageView<std::uint8_t, Kokkos::HostSpace>::wrap(buffer, 10, 2, 9)), Error);
+}
+
+// A TouchedImage's pages are all in memory when it is taken (mincore), and it is an ordinary image
+// of its size; an empty one starts no thread.
+TEST(ImageLayout, ATouchedImageIsInMemoryWhenTaken) {
+  TouchedImage<std::uint32_t> ahead("touched", 3000, 2000);
+  HostImage<std::uint32_t> const image = ahead.take();
+  ASSERT_EQ(image.width(), 3000);
+  ASSERT_EQ(image.height(), 2000);
+  std::size_t const page = std::size_t(::sysconf(_SC_PAGESIZE));
+  auto const start = reinterpret_cast<std::uintptr_t>(image.row(0)) / page * page;
+  auto const end = reinterpret_cast<std::uintptr_t>(image.row(image.height() - 1) + image.width());
+  std::vector<unsigned char> resident((end - start + page - 1) / page);
+  ASSERT_EQ(::mincore(reinterpret_cast<void*>(start), end - start, resident.data()), 0);
+  std::size_t absent = 0;
+  for (unsigned char r : resident) absent += (r & 1) == 0 ? 1 : 0;
+  EXPECT_EQ(absent, 0u) << "of " << resident.size() << " pages";
+  image(1999, 2999) = 7;
+  EXPECT_EQ(image(1999, 2999), 7u);
+  EXPECT_EQ(ahead.take().width(), 0) << "an image is taken once";
+  TouchedImage<std::uint8_t> empty("empty", 0, 5);
+  EXPECT_EQ(empty.take().height(), 5);
 }
 
 TEST(ImageLayout, ConstViewSeesTheSamePixels) {

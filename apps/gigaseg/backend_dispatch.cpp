@@ -1,6 +1,8 @@
 // The non-template part of backend_dispatch.hpp.
 #include "apps/gigaseg/backend_dispatch.hpp"
 
+#include <sys/stat.h>
+
 namespace gigaseg::cli {
 
 Path parse_path(std::string const& text) {
@@ -8,6 +10,16 @@ Path parse_path(std::string const& text) {
   if (text == "portable") return Path::portable;
   if (text == "tuned") return Path::tuned;
   GIGASEG_THROW(ErrorKind::usage, "--path", "unknown path '" + text + "' (expected auto, portable or tuned)");
+}
+
+ImageShape shape_if_known(std::string const& input) {
+  struct stat st {};
+  if (::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
+  try {
+    return image_shape(input);
+  } catch (Error const&) {
+    return {};
+  }
 }
 
 }  // namespace gigaseg::cli

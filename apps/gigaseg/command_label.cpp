@@ -81,6 +81,7 @@ Command make_label_command(CLI::App& parent) {
       if (!session.options.json && !session.options.quiet) std::cout << result.components << "\n";
       return;
     }
+    OutputAhead<Label> ahead(session, arguments->input, OpFamily::label, "gigaseg::cli::labels");
     AnyHostImage image;
     {
       StageTimer timer(session, "read");
@@ -101,7 +102,7 @@ Command make_label_command(CLI::App& parent) {
       StageTimer timer(session, "compute");
       on_backend(session, width(image) * height(image), OpFamily::label, [&](auto const& space) {
         using Memory = typename std::decay_t<decltype(space)>::memory_space;
-        ImageView<Label, Memory> out("gigaseg::cli::labels", width(image), height(image));
+        ImageView<Label, Memory> const out = ahead.take<Memory>(width(image), height(image));
         auto run = [&](auto const& in) {
           using T = typename std::decay_t<decltype(in)>::value_type;
           components = label(space, ImageView<std::remove_const_t<T> const, Memory>(in), out, params);

@@ -94,6 +94,7 @@ Command make_threshold_command(CLI::App& parent) {
       if (!session.options.json && !session.options.quiet && method.kind != Method::mean) std::cout << level << "\n";
       return;
     }
+    OutputAhead<std::uint8_t> ahead(session, arguments->input, OpFamily::point, "gigaseg::cli::mask");
     AnyHostImage image;
     {
       StageTimer timer(session, "read");
@@ -115,7 +116,7 @@ Command make_threshold_command(CLI::App& parent) {
       on_backend(session, width(image) * height(image), OpFamily::point, [&](auto const& space) {
         using Space = std::decay_t<decltype(space)>;
         using Memory = typename Space::memory_space;
-        ImageView<std::uint8_t, Memory> out("gigaseg::cli::mask", width(image), height(image));
+        ImageView<std::uint8_t, Memory> const out = ahead.take<Memory>(width(image), height(image));
         if (type == PixelType::u16 || type == PixelType::f32) {
           GIGASEG_REQUIRE(method.kind != Method::mean, ErrorKind::input, arguments->input,
                           "mean=B,C takes 8-bit images (this one is " + std::string(to_string(type)) + ")");

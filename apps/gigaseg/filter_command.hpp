@@ -59,6 +59,7 @@ void run_gray8_filter(Session& session, std::string const& input, std::string co
                                           chosen);
     }
   }
+  OutputAhead<OutT> ahead(session, input, family, "gigaseg::cli::filtered");
   AnyHostImage image;
   {
     StageTimer timer(session, "read");
@@ -70,7 +71,7 @@ void run_gray8_filter(Session& session, std::string const& input, std::string co
     on_backend(session, width(image) * height(image), family, [&](auto const& space) {
       using Memory = typename std::decay_t<decltype(space)>::memory_space;
       ImageView<std::uint8_t const, Memory> in = gray8_on(space, image, input);
-      ImageView<OutT, Memory> out("gigaseg::cli::filtered", in.width(), in.height());
+      ImageView<OutT, Memory> const out = ahead.template take<Memory>(in.width(), in.height());
       compute(space, in, out);
       result = download(space, out);
     });
