@@ -4,7 +4,7 @@
   python3 perf/cli_vs_opencv.py GIGASEG OPENCV_PEER OUT.json [SIZE ...] [--runs N] [--threads T] [--only OP]
 
 For each size (default 4096): the synthetic tissue of `gigaseg demo --size SIZE` (8-bit gray PNG)
-and its Otsu mask; then threshold, label, median 5, edt and the nuclei pipeline with statistics,
+and its Otsu mask; then threshold, label, median 5, edt (gigaseg's float TIFF as it writes it by default, and uncompressed as OpenCV writes it) and the nuclei pipeline with statistics,
 run --runs times (default 5) as `gigaseg --json --backend openmp --threads T ...` and as
 perf/opencv_cli_peer (perf/opencv_cli_peer.cpp: imread, OpenCV's operation, imwrite), alternating.
 Reports the median wall time of each side (the process from start to exit) and of each one's
@@ -60,6 +60,8 @@ def main():
             ("label", ["label", mask, "{out}.png"], ["label", mask, "{out}.png"]),
             ("median 5", ["median", tissue, "{out}.png", "--size", "5"], ["median", tissue, "{out}.png"]),
             ("edt", ["edt", mask, "{out}.tif"], ["edt", mask, "{out}.tif"]),
+            # The same file on both sides: gigaseg's float TIFF uncompressed, as OpenCV writes it.
+            ("edt-none", ["--compression", "none", "edt", mask, "{out}.tif"], ["edt", mask, "{out}.tif"]),
             ("nuclei + stats", ["segment", tissue, "{out}.png", "--pipeline", "nuclei", "--stats", "{out}.csv"],
              ["nuclei", tissue, "{out}.png", "{out}.csv"]),
         ]
@@ -78,7 +80,7 @@ def main():
                     stages = stages.get("timings_ms", stages)
                     rows[side].append({"wall": wall * 1000, **{k: stages.get(k) for k in ("read", "compute", "write")}})
             output_bytes = {side: os.path.getsize(
-                os.path.join(folder, f"{side}-{name.split()[0]}") + (".tif" if name == "edt" else ".png"))
+                os.path.join(folder, f"{side}-{name.split()[0]}") + (".tif" if name.startswith("edt") else ".png"))
                 for side in rows}
             medians = {side: {k: statistics.median(r[k] for r in rows[side]) for k in rows[side][0]}
                        for side in rows}

@@ -160,9 +160,8 @@ template <class T>
 Level reduce_level(Level const& from, std::string const& to, std::string const& path, PixelType type) {
   Level next{to, (from.width + 1) / 2, (from.height + 1) / 2, reduced_tile, reduced_tile};
   TiffHandlerScope handlers;
-  TiffHandle tif(
-      TIFFOpen(to.c_str(),
-               needs_bigtiff(next.width, next.height, bytes_per_pixel(type), reduced_tile, reduced_tile) ? "w8" : "w"));
+  TiffHandle tif(open_tiff_for_writing(
+      to, needs_bigtiff(next.width, next.height, bytes_per_pixel(type), reduced_tile, reduced_tile) ? "w8" : "w"));
   if (!tif) fail_write(path, "cannot create a scratch file for the reduced levels");
   int const samples = type == PixelType::rgb8 ? 3 : 1;
   TIFFSetField(tif.get(), TIFFTAG_IMAGEWIDTH, std::uint32_t(next.width));
@@ -275,7 +274,7 @@ void write_pyramid(std::string const& level0, std::string const& temp_out, std::
   bool const big = TIFFIsBigTIFF(source.get()) != 0 ||
                    (::stat(level0.c_str(), &st) == 0 && double(st.st_size) * 4.0 / 3.0 > 3.5e9) ||
                    options.force_bigtiff;
-  TiffHandle out(TIFFOpen(temp_out.c_str(), big ? "w8" : "w"));
+  TiffHandle out(open_tiff_for_writing(temp_out, big ? "w8" : "w"));
   if (!out) fail_write(path, "cannot create");
   std::uint16_t compression = COMPRESSION_NONE;
   TIFFGetFieldDefaulted(source.get(), TIFFTAG_COMPRESSION, &compression);

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace gigaseg {
@@ -95,6 +97,62 @@ std::string tiff_detail() {
 // `what`, with this thread's last libtiff message in parentheses.
 std::string with_detail(std::string const& what) {
   return tiff_message[0] != '\0' ? what + " (" + tiff_detail() + ")" : what;
+}
+
+namespace {
+
+// The file procedures of a TIFF opened for writing (libtiff's tif_unix.c, with writes cut into
+// pieces). The handle is the file descriptor.
+constexpr std::size_t write_piece = std::size_t(64) << 10;
+int descriptor(thandle_t handle) { return int(reinterpret_cast<std::intptr_t>(handle)); }
+tmsize_t read_proc(thandle_t handle, void* data, tmsize_t size) {
+  std::size_t done = 0;
+  while (done < std::size_t(size)) {
+    ssize_t const n = ::read(descriptor(handle), static_cast<char*>(data) + done, std::size_t(size) - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (n == 0) break;
+    done += std::size_t(n);
+  }
+  return tmsize_t(done);
+}
+tmsize_t write_proc(thandle_t handle, void* data, tmsize_t size) {
+  std::size_t done = 0;
+  while (done < std::size_t(size)) {
+    ssize_t const n = ::write(descriptor(handle), static_cast<char const*>(data) + done,
+                              std::min(write_piece, std::size_t(size) - done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return -1;  // errno as the write left it (ENOSPC: the disk is full)
+    done += std::size_t(n);
+  }
+  return size;
+}
+toff_t seek_proc(thandle_t handle, toff_t offset, int whence) {
+  off_t const at = ::lseek(descriptor(handle), off_t(offset), whence);
+  return at < 0 ? toff_t(-1) : toff_t(at);
+}
+int close_proc(thandle_t handle) { return ::close(descriptor(handle)); }
+toff_t size_proc(thandle_t handle) {
+  struct stat st {};
+  return ::fstat(descriptor(handle), &st) == 0 ? toff_t(st.st_size) : toff_t(0);
+}
+int map_proc(thandle_t, void**, toff_t*) { return 0; }
+void unmap_proc(thandle_t, void*, toff_t) {}
+
+}  // namespace
+
+TIFF* open_tiff_for_writing(std::string const& path, char const* mode) {
+  // As TIFFOpen opens for "w": read and write, created or truncated, 0666 less the umask.
+  int const fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) return nullptr;
+  TIFF* tif = TIFFClientOpen(path.c_str(), mode, reinterpret_cast<thandle_t>(std::intptr_t(fd)), read_proc, write_proc,
+                             seek_proc, close_proc, size_proc, map_proc, unmap_proc);
+  if (tif == nullptr) {
+    int const error_number = errno;
+    ::close(fd);
+    errno = error_number;
+  }
+  return tif;
 }
 
 namespace {
@@ -515,7 +573,7 @@ TiffOutput open_output(std::string const& temp_path, std::string const& path, in
   TiffOutput out = output_layout(path, type, options);
   if (block_width == 0 && options.tiff_tile > 0) block_width = block_height = options.tiff_tile;
   bool const big = options.force_bigtiff || needs_bigtiff(w, h, out.pixel, block_width, block_height);
-  out.tif.reset(TIFFOpen(temp_path.c_str(), big ? "w8" : "w"));
+  out.tif.reset(open_tiff_for_writing(temp_path, big ? "w8" : "w"));
   if (!out.tif) fail_write(path, "cannot create");
   TIFF* tif = out.tif.get();
   int const bits = type == PixelType::rgb8 ? 8 : int(out.pixel) * 8;
