@@ -13,12 +13,15 @@
 #include <zlib.h>
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -750,6 +753,36 @@ TEST_F(ImageFiles, PaletteWithTransparencyReadsAsRgb) {
   EXPECT_EQ(rgb(0, 0).r, 0);
   EXPECT_EQ(rgb(0, 0).g, 255);
   EXPECT_EQ(rgb(0, 0).b, 0);
+}
+
+// The clean cached pages of a large file an output will replace are let go when the output starts
+// (the file's bytes stay until the rename): counted with mincore over a mapping of the file.
+TEST_F(ImageFiles, AnOutputLetsGoOfTheCacheOfTheFileItReplaces) {
+  std::size_t const bytes = std::size_t(64) << 20;
+  std::string const old_output = path("old.bin");
+  {
+    std::vector<char> block(std::size_t(1) << 20, 'x');
+    std::FILE* file = std::fopen(old_output.c_str(), "wb");
+    ASSERT_NE(file, nullptr);
+    for (std::size_t done = 0; done < bytes; done += block.size()) std::fwrite(block.data(), 1, block.size(), file);
+    std::fflush(file);
+    ::fsync(fileno(file));  // clean pages, still cached
+    std::fclose(file);
+  }
+  auto resident = [&] {
+    int const fd = ::open(old_output.c_str(), O_RDONLY);
+    void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+    ::close(fd);
+    std::vector<unsigned char> pages(bytes / std::size_t(::sysconf(_SC_PAGESIZE)));
+    EXPECT_EQ(::mincore(map, bytes, pages.data()), 0);
+    ::munmap(map, bytes);
+    return std::size_t(std::count_if(pages.begin(), pages.end(), [](unsigned char p) { return (p & 1) != 0; }));
+  };
+  std::size_t const before = resident();
+  ASSERT_GT(before, 0u) << "the file's pages were not cached to begin with";
+  AtomicOutput output(old_output);
+  EXPECT_LT(resident(), before / 8) << "of " << before << " cached pages";
+  EXPECT_EQ(std::filesystem::file_size(old_output), bytes);
 }
 
 TEST_F(ImageFiles, WritesAreAtomic) {
