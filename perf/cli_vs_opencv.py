@@ -61,7 +61,7 @@ def main():
             ("median 5", ["median", tissue, "{out}.png", "--size", "5"], ["median", tissue, "{out}.png"]),
             ("edt", ["edt", mask, "{out}.tif"], ["edt", mask, "{out}.tif"]),
             # The same file on both sides: gigaseg's float TIFF uncompressed, as OpenCV writes it.
-            ("edt-none", ["--compression", "none", "edt", mask, "{out}.tif"], ["edt", mask, "{out}.tif"]),
+            ("edt_none", ["--compression", "none", "edt", mask, "{out}.tif"], ["edt", mask, "{out}.tif"]),
             ("nuclei + stats", ["segment", tissue, "{out}.png", "--pipeline", "nuclei", "--stats", "{out}.csv"],
              ["nuclei", tissue, "{out}.png", "{out}.csv"]),
         ]
