@@ -10,6 +10,7 @@
 // that fills it runs as on memory it had used before.
 #include "gigaseg/core/image.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <system_error>
@@ -31,16 +32,23 @@ class TouchedImage {
     auto* const first = reinterpret_cast<unsigned char volatile*>(image_.row(0));
     std::size_t const bytes = std::size_t(image_.pitch_bytes()) * std::size_t(height);
     try {
-      toucher_ = std::thread([first, bytes] {
+      toucher_ = std::thread([first, bytes, stop = &stop_] {
         std::size_t const page = std::size_t(::sysconf(_SC_PAGESIZE));
         // The image need not start on a page: one byte a page from its first, and its last byte.
-        for (std::size_t at = 0; at < bytes; at += page) first[at] = 0;
+        for (std::size_t at = 0; at < bytes; at += page) {
+          if ((at / page) % 256 == 0 && stop->load(std::memory_order_relaxed)) return;
+          first[at] = 0;
+        }
         first[bytes - 1] = 0;
       });
     } catch (std::system_error const&) {
     }
   }
-  ~TouchedImage() { join(); }
+  // An image never taken (its program failed before it was needed) stops being touched.
+  ~TouchedImage() {
+    stop_.store(true, std::memory_order_relaxed);
+    join();
+  }
   TouchedImage(TouchedImage&&) = delete;
   TouchedImage& operator=(TouchedImage&&) = delete;
 
@@ -55,6 +63,7 @@ class TouchedImage {
     if (toucher_.joinable()) toucher_.join();
   }
   HostImage<T> image_;
+  std::atomic<bool> stop_{false};
   std::thread toucher_;
 };
 

@@ -2,6 +2,7 @@
 #include "apps/gigaseg/backend_dispatch.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace gigaseg::cli {
 
@@ -20,6 +21,10 @@ ImageShape shape_if_known(std::string const& input) {
   } catch (Error const&) {
     return {};
   }
+}
+
+bool may_touch_ahead(double bytes) {
+  return bytes <= double(::sysconf(_SC_AVPHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE)) / 2;
 }
 
 }  // namespace gigaseg::cli

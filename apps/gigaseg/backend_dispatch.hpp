@@ -27,6 +27,11 @@ Path parse_path(std::string const& text);
 // pipe, which can be read only once, or a file the read will then report on).
 ImageShape shape_if_known(std::string const& input);
 
+// Whether `bytes` of output may be allocated and touched before the input that states its size is
+// read: at most half the memory available now (a corrupt header can claim any size; the read then
+// fails, and the touching stops).
+bool may_touch_ahead(double bytes);
+
 // An in-memory command's output, of its input's size: where the command will run on the host, it
 // is allocated before the input is read and its pages are touched while the input decodes
 // (core/touched_image.hpp), so the computation does not take the kernel's first-touch faults.
@@ -36,8 +41,13 @@ class OutputAhead {
   OutputAhead(Session const& session, std::string const& input, OpFamily family, std::string label)
       : label_(std::move(label)) {
     ImageShape const shape = shape_if_known(input);
-    if (shape.width > 0 && session.context.resolve(shape.width * shape.height, family) != Backend::cuda)
-      ahead_.emplace(label_, shape.width, shape.height);
+    if (shape.width > 0 && session.context.resolve(shape.width * shape.height, family) != Backend::cuda &&
+        may_touch_ahead(double(shape.width) * double(shape.height) * double(sizeof(T)))) {
+      try {
+        ahead_.emplace(label_, shape.width, shape.height);
+      } catch (Error const&) {  // out of memory: the read runs first, and reports a bad input as such
+      }
+    }
   }
   // A width x height output in `Memory`: the image allocated ahead where it is that, else a new one.
   template <class Memory>

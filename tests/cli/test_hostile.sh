@@ -238,6 +238,29 @@ else
   echo "SKIP disk-full checks: need root to mount a small tmpfs"
 fi
 
+# --- A PNG header that claims 20000 x 20000 pixels over a few bytes of data: an input error at once,
+# and the memory of the size it claims is not touched (an in-memory command's output is allocated
+# before the read and touched meanwhile, up to half the available memory, and the touching stops
+# when the read fails). Each command's exit code and peak resident memory (getrusage), in KiB.
+python3 - "$work/claims.png" <<'EOF'
+import struct, sys, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+header = struct.pack(">IIBBBBB", 20000, 20000, 8, 0, 0, 0, 0)
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(bytes(100))))
+EOF
+for command in "label" "threshold --method otsu" "median --size 5"; do
+  name=claims-${command%% *}
+  read -r code peak < <(python3 -c '
+import resource, subprocess, sys
+code = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=open(sys.argv[1], "w")).returncode
+print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$work/err" "$gigaseg" ${command%% *} \
+    "$work/claims.png" "$work/claims-out.png" ${command#"${command%% *}"})
+  check "$name-input-error" test "$code" -eq 3
+  check "$name-one-line" one_line_naming "claims.png"
+  check "$name-little-memory" test "$peak" -lt 300000
+done
+
 # --- Out of memory: one line naming the input, exit 4.
 # out of host memory: an address-space limit (AddressSanitizer and the CUDA driver reserve far more
 # address space than they use, so there it cannot stand for memory; the CUDA build's device memory
