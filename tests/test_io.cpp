@@ -252,6 +252,24 @@ int inflate_png_stream(std::string const& png) {
   return status;
 }
 
+// A PNG with one byte of its compressed pixels changed is an input error naming the file: the
+// chunk's CRC-32 is checked (the zlib stream's Adler-32 is not).
+TEST_F(ImageFiles, APngWithAChangedPixelByteIsAnInputError) {
+  write_image(path("good.png"), test::noise_u8(300, 200, 5));
+  std::string bytes = read_bytes("good.png");
+  std::size_t const idat = bytes.find("IDAT");
+  ASSERT_NE(idat, std::string::npos);
+  bytes[idat + 4 + 100] = char(bytes[idat + 4 + 100] ^ 0x10);
+  std::ofstream(path("changed.png"), std::ios::binary) << bytes;
+  try {
+    (void)read_image(path("changed.png"));
+    FAIL() << "a changed byte was read";
+  } catch (Error const& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input);
+    EXPECT_NE(std::string(e.what()).find("changed.png"), std::string::npos) << e.what();
+  }
+}
+
 // Large PNGs on several threads are deflated in independent pieces: the file differs from the
 // one-piece stream libpng writes on one thread, both read back as the same pixels, and both are
 // one zlib stream whose Adler-32 (combined from the pieces') zlib accepts.
