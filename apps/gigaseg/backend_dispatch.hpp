@@ -32,15 +32,15 @@ ImageShape shape_if_known(std::string const& input);
 // fails, and the touching stops).
 bool may_touch_ahead(double bytes);
 
-// An in-memory command's output, of its input's size: where the command will run on the host, it
-// is allocated before the input is read and its pages are touched while the input decodes
-// (core/touched_image.hpp), so the computation does not take the kernel's first-touch faults.
+// An in-memory command's output, of its input's size (`shape`, from its header; 0 x 0 where it is
+// not known): where the command will run on the host, it is allocated before the input is read and
+// its pages are touched while the input decodes (core/touched_image.hpp), so the computation does
+// not take the kernel's first-touch faults.
 template <class T>
 class OutputAhead {
  public:
-  OutputAhead(Session const& session, std::string const& input, OpFamily family, std::string label)
+  OutputAhead(Session const& session, ImageShape const& shape, OpFamily family, std::string label)
       : label_(std::move(label)) {
-    ImageShape const shape = shape_if_known(input);
     if (shape.width > 0 && session.context.resolve(shape.width * shape.height, family) != Backend::cuda &&
         may_touch_ahead(double(shape.width) * double(shape.height) * double(sizeof(T)))) {
       try {

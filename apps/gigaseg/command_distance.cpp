@@ -63,10 +63,12 @@ Command make_edt_command(CLI::App& parent) {
       session.report["tiled"] = tiled_report(tiling, report, session.group);
       return;
     }
-    run_gray8_filter<float>(session, arguments->input, arguments->output, OpFamily::distance,
-                            [&](auto const& space, auto const& in, auto const& out) {
-                              naming_input(arguments->input, [&] { distance_transform(space, in, out); });
-                            });
+    run_gray8_filter<float>(
+        session, arguments->input, arguments->output, OpFamily::distance,
+        [&](auto const& space, auto const& in, auto const& out) {
+          naming_input(arguments->input, [&] { distance_transform(space, in, out); });
+        },
+        nullptr, tiling.shape);
   };
   return command;
 }

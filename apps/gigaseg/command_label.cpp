@@ -81,7 +81,7 @@ Command make_label_command(CLI::App& parent) {
       if (!session.options.json && !session.options.quiet) std::cout << result.components << "\n";
       return;
     }
-    OutputAhead<Label> ahead(session, arguments->input, OpFamily::label, "gigaseg::cli::labels");
+    OutputAhead<Label> ahead(session, tiling.shape, OpFamily::label, "gigaseg::cli::labels");
     AnyHostImage image;
     {
       StageTimer timer(session, "read");

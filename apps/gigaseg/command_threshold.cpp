@@ -94,7 +94,7 @@ Command make_threshold_command(CLI::App& parent) {
       if (!session.options.json && !session.options.quiet && method.kind != Method::mean) std::cout << level << "\n";
       return;
     }
-    OutputAhead<std::uint8_t> ahead(session, arguments->input, OpFamily::point, "gigaseg::cli::mask");
+    OutputAhead<std::uint8_t> ahead(session, tiling.shape, OpFamily::point, "gigaseg::cli::mask");
     AnyHostImage image;
     {
       StageTimer timer(session, "read");

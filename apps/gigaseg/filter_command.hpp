@@ -43,23 +43,26 @@ void run_tiled_gray8_filter(Session& session, std::string const& input, std::str
 
 // compute(space, in, out) fills `out` (OutT, same size as the image) from the gray image `in`.
 // With `tiling` (and --tile given, or a TIFF past --memory-limit) the image is computed tile by
-// tile (run_tiled_gray8_filter), with the same output.
+// tile (run_tiled_gray8_filter), with the same output. `shape`: the input's size where the caller
+// read its header already (0 x 0: read here).
 template <class OutT, class Compute>
 void run_gray8_filter(Session& session, std::string const& input, std::string const& output, OpFamily family,
-                      Compute&& compute, FilterTiling const* tiling = nullptr) {
+                      Compute&& compute, FilterTiling const* tiling = nullptr, ImageShape shape = {}) {
   ImageFormat const format = format_for_extension(output);  // a bad OUT fails before any work
   if constexpr (std::is_same<OutT, float>::value)
     GIGASEG_REQUIRE(format == ImageFormat::tiff, ErrorKind::usage, output,
                     "this command writes 32-bit float pixels: give a .tif or .tiff output");
   if (tiling != nullptr) {
     Tiling const chosen = choose_tiling(session, input, tiling->tile, tiling->memory_limit, output);
+    shape = chosen.shape;
     if (chosen.tiled()) {
       if (tiling->before_tiles) tiling->before_tiles();
       return run_tiled_gray8_filter<OutT>(session, input, output, family, std::forward<Compute>(compute), tiling->halo,
                                           chosen);
     }
   }
-  OutputAhead<OutT> ahead(session, input, family, "gigaseg::cli::filtered");
+  OutputAhead<OutT> ahead(session, shape.width > 0 || tiling != nullptr ? shape : shape_if_known(input), family,
+                          "gigaseg::cli::filtered");
   AnyHostImage image;
   {
     StageTimer timer(session, "read");

@@ -78,8 +78,8 @@ Tiling choose_tiling(Session const& session, std::string const& input, std::stri
   // A pipe or a device can be read once: it is never probed here, and never read by region.
   struct stat st {};
   bool const regular = ::stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-  ImageShape shape;
-  if (regular) shape = image_shape(input);
+  if (regular) tiling.shape = image_shape(input);
+  ImageShape const& shape = tiling.shape;
   index_t const pixels = shape.width * shape.height;
   if (pixels > 0 && session.context.resolve(pixels, OpFamily::label) == Backend::cuda) {
     DeviceMemory const device = current_device_memory();

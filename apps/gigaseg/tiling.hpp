@@ -25,6 +25,7 @@ struct Tiling {
   std::size_t budget = 0;                   // the host memory limit that was applied, bytes
   std::size_t device_budget = 0;            // the device memory limit, bytes (0: no GPU runs it)
   int threads = 0;                          // reading and writing threads the host budget allows
+  ImageShape shape;                         // from the input's header; 0 x 0 for a pipe or device
   std::string input, scratch_folder;
   bool tiled() const noexcept { return tile_width > 0; }
   // The file the engine reads: the input itself, or for a PNG or PGM/PPM its tiled scratch copy
