@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+from demo_inputs import demo_inputs
+
 
 def main():
     args = sys.argv[1:]
@@ -39,9 +41,7 @@ def main():
     results = []
     for size in sizes:
         folder = os.path.join(work, str(size))
-        subprocess.run([gigaseg, "--quiet", "demo", "--size", str(size), "--out", folder], check=True)
-        tissue, mask = os.path.join(folder, "tissue.png"), os.path.join(folder, "mask.png")
-        subprocess.run([gigaseg, "--quiet", "threshold", tissue, mask, "--method", "otsu"], check=True)
+        tissue, mask = demo_inputs(gigaseg, folder, size)
         out = os.path.join(folder, "out")
         cases = [
             ("threshold", tissue, ["threshold", tissue, out + ".png", "--method", "otsu"]),

@@ -18,6 +18,8 @@ import sys
 import tempfile
 import time
 
+from demo_inputs import demo_inputs
+
 
 def timed(command):
     # No run pays for the dirty pages of an earlier one: an fsync (gigaseg syncs each output before
@@ -50,11 +52,7 @@ def main():
     results = []
     for size in sizes:
         folder = os.path.join(work, str(size))
-        subprocess.run([gigaseg, "--quiet", "demo", "--size", str(size), "--out", folder], check=True)
-        tissue = os.path.join(folder, "tissue.png")
-        mask = os.path.join(folder, "mask.png")
-        subprocess.run([gigaseg, "--quiet", "threshold", tissue, mask, "--method", "otsu"], check=True,
-                       capture_output=True)
+        tissue, mask = demo_inputs(gigaseg, folder, size)
         cases = [
             ("threshold", ["threshold", tissue, "{out}.png", "--method", "otsu"], ["threshold", tissue, "{out}.png"]),
             ("label", ["label", mask, "{out}.png"], ["label", mask, "{out}.png"]),
