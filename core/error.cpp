@@ -18,12 +18,14 @@ Error::Error(ErrorKind kind, std::string subject, std::string reason, char const
       source_line_(source_line) {}
 
 OutOfMemory::OutOfMemory(std::string buffer, std::size_t bytes, std::string memory_space, char const* source_file,
-                         int source_line)
+                         int source_line, int rank)
     : Error(ErrorKind::resource, std::move(buffer),
-            "out of memory allocating " + std::to_string(bytes >> 20) + " MiB in " + memory_space, source_file,
-            source_line),
+            "out of memory " + (bytes > 0 ? "allocating " + std::to_string(bytes >> 20) + " MiB " : std::string()) +
+                "in " + memory_space + (rank >= 0 ? " on rank " + std::to_string(rank) : std::string()),
+            source_file, source_line),
       bytes_(bytes),
-      memory_space_(std::move(memory_space)) {}
+      memory_space_(std::move(memory_space)),
+      rank_(rank) {}
 
 std::string Error::where() const {
   char const* slash = std::strrchr(source_file_, '/');

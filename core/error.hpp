@@ -38,17 +38,22 @@ class Error : public std::runtime_error {
 
 // A buffer that could not be allocated: a resource error about the buffer (its label, the
 // subject), with the bytes asked for and the memory space, so that a caller can say what did not
-// fit where (the CLI names the input file and the memory still free).
+// fit where (the CLI names the input file and the memory still free). `bytes` is 0 where the size
+// is not known (a std::bad_alloc from a standard container). `rank` is the rank of the process
+// group on which the allocation failed, where another rank's failure is reported here (see
+// engine/process_group.hpp, agree); -1 where it failed in this process.
 class OutOfMemory : public Error {
  public:
   OutOfMemory(std::string buffer, std::size_t bytes, std::string memory_space, char const* source_file = "",
-              int source_line = 0);
+              int source_line = 0, int rank = -1);
   std::size_t bytes() const noexcept { return bytes_; }
   std::string const& memory_space() const noexcept { return memory_space_; }  // Kokkos's name: "Host", "Cuda"
+  int rank() const noexcept { return rank_; }
 
  private:
   std::size_t bytes_;
   std::string memory_space_;
+  int rank_;
 };
 
 char const* to_string(ErrorKind kind) noexcept;

@@ -22,16 +22,27 @@ void ByteReader::take(void* to, std::size_t n) {
 
 namespace {
 
-// An error as it travels between ranks: failed, kind, subject and reason.
+// An error as it travels between ranks: failed, kind, subject and reason, then whether it is an
+// allocation that failed (an OutOfMemory, or a std::bad_alloc of unknown size), with its bytes
+// and memory space, so that the other ranks report it as such, naming the rank it failed on.
 std::vector<unsigned char> error_message(std::exception_ptr failed) {
   std::vector<unsigned char> bytes;
   std::uint8_t const is_failed = failed ? 1 : 0;
   append_bytes(bytes, &is_failed, 1);
   if (!failed) return bytes;
   ErrorKind kind = ErrorKind::internal;
-  std::string subject, reason;
+  std::string subject, reason, space;
+  std::uint8_t allocation = 0;
+  std::uint64_t allocation_bytes = 0;
   try {
     std::rethrow_exception(failed);
+  } catch (OutOfMemory const& e) {
+    kind = e.kind();
+    subject = e.subject();
+    reason = e.reason();
+    allocation = 1;
+    allocation_bytes = e.bytes();
+    space = e.memory_space();
   } catch (Error const& e) {
     kind = e.kind();
     subject = e.subject();
@@ -39,6 +50,8 @@ std::vector<unsigned char> error_message(std::exception_ptr failed) {
   } catch (std::bad_alloc const&) {
     kind = ErrorKind::resource;
     reason = "out of host memory";
+    allocation = 1;
+    space = "Host";
   } catch (std::exception const& e) {
     reason = e.what();
   } catch (...) {
@@ -48,6 +61,9 @@ std::vector<unsigned char> error_message(std::exception_ptr failed) {
   append_bytes(bytes, &k, 1);
   append_bytes(bytes, std::vector<char>(subject.begin(), subject.end()));
   append_bytes(bytes, std::vector<char>(reason.begin(), reason.end()));
+  append_bytes(bytes, &allocation, 1);
+  append_bytes(bytes, &allocation_bytes, 1);
+  append_bytes(bytes, std::vector<char>(space.begin(), space.end()));
   return bytes;
 }
 
@@ -66,6 +82,12 @@ void agree(ProcessGroup const* group, std::exception_ptr failed) {
     auto const kind = ErrorKind(in.value<std::int32_t>());
     std::vector<char> const subject = in.values<char>();
     std::vector<char> const reason = in.values<char>();
+    auto const allocation = in.value<std::uint8_t>();
+    auto const allocation_bytes = in.value<std::uint64_t>();
+    std::vector<char> const space = in.values<char>();
+    if (allocation != 0)
+      throw OutOfMemory(std::string(subject.begin(), subject.end()), std::size_t(allocation_bytes),
+                        std::string(space.begin(), space.end()), __FILE__, __LINE__, int(r));
     throw Error(kind, std::string(subject.begin(), subject.end()), std::string(reason.begin(), reason.end()));
   }
 }

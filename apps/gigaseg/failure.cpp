@@ -67,15 +67,18 @@ std::string buffer_words(std::string const& label) {
 }
 
 // "out of GPU memory allocating 64 MiB for the distance; 20.1 GiB free on GPU 0 once the command's
-// buffers were released" about `input`.
+// buffers were released" about `input`. Where the allocation failed on another rank (`rank` >= 0),
+// the line names that rank instead of this process's free memory.
 Failure out_of_memory(std::string const& space, std::string const& size, std::string const& buffer,
-                      std::string const& input, int device) {
+                      std::string const& input, int device, int rank = -1) {
   bool const on_device = space.find("Cuda") != std::string::npos && space != "CudaHostPinned";
   std::string reason = on_device ? "out of GPU memory" : "out of host memory";
   if (!size.empty()) reason += " allocating " + size;
   if (!buffer.empty()) reason += " for the " + buffer_words(buffer);
   std::string const released = " once the command's buffers were released";
-  if (on_device) {
+  if (rank >= 0) {
+    reason += " on rank " + std::to_string(rank);
+  } else if (on_device) {
     for (auto const& gpu : visible_devices())
       if (gpu.ordinal == (device < 0 ? 0 : device))
         reason += "; " + gib(double(gpu.free_memory)) + " free on GPU " + std::to_string(gpu.ordinal) + released;
@@ -115,7 +118,8 @@ Failure describe_failure(std::exception_ptr const& error, std::string const& inp
   try {
     std::rethrow_exception(error);
   } catch (OutOfMemory const& e) {
-    return out_of_memory(e.memory_space(), mib(e.bytes()), e.subject(), input, device);
+    return out_of_memory(e.memory_space(), e.bytes() > 0 ? mib(e.bytes()) : std::string(), e.subject(), input, device,
+                         e.rank());
   } catch (Error const& e) {
     return Failure{to_string(e.kind()), option_for(e.subject()), e.reason(), e.exit_code()};
   } catch (std::bad_alloc const&) {

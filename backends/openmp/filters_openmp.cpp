@@ -11,6 +11,7 @@
 
 #include "gigaseg/algorithms/detail/median_networks.hpp"
 #include "gigaseg/algorithms/detail/stencil.hpp"
+#include "gigaseg/core/loop_errors.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -23,15 +24,18 @@ namespace {
 using detail::network::ScalarMinMax;
 
 // Calls f(y0, y1) for bands of rows on the space's threads: about four bands per thread, none
-// shorter than `min_rows` (a band re-reads the window's rows above its first row).
+// shorter than `min_rows` (a band re-reads the window's rows above its first row). A band's
+// buffers are its own: an allocation that fails is rethrown after the loop.
 template <class F>
 void for_each_band(Kokkos::OpenMP const& space, char const* label, index_t height, index_t min_rows, F const& f) {
   index_t const threads = space.concurrency();
   index_t const rows = std::max(min_rows, (height + 4 * threads - 1) / (4 * threads));
   index_t const bands = (height + rows - 1) / rows;
+  detail::LoopErrors errors;
   Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, bands),
-                       [&](index_t b) { f(b * rows, std::min(height, (b + 1) * rows)); });
+                       [&](index_t b) { errors.guard([&] { f(b * rows, std::min(height, (b + 1) * rows)); }); });
   space.fence();
+  errors.rethrow();
 }
 
 // Input rows keyed by row index, each padded with `pad` values either side by `fill_row`.

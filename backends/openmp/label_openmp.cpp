@@ -18,6 +18,7 @@
 #include "gigaseg/backends/openmp/label_openmp.hpp"
 
 #include "gigaseg/algorithms/detail/label_portable.hpp"
+#include "gigaseg/core/loop_errors.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -111,29 +112,35 @@ index_t label_runs(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostS
   bool const equal_value = params.equal_value;
   int const connectivity = params.connectivity;
 
-  // 1. Runs and strip-local union-find.
-  Kokkos::parallel_for("gigaseg::label::strips[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, strips_count),
-                       [&](int s) {
-                         Strip<T, Index>& strip = strips[std::size_t(s)];
-                         strip.y0 = height * s / strips_count;
-                         strip.y1 = height * (s + 1) / strips_count;
-                         strip.row_start.reserve(std::size_t(strip.y1 - strip.y0 + 1));
-                         for (index_t y = strip.y0; y < strip.y1; ++y) {
-                           std::size_t const start = strip.begin.size();
-                           strip.row_start.push_back(start);
-                           extract_runs(image.row(y), width, equal_value, strip);
-                           for (std::size_t r = start; r < strip.begin.size(); ++r) strip.parents.push_back(Index(r));
-                           if (y > strip.y0) {
-                             std::size_t const above = strip.row_start[strip.row_start.size() - 2];
-                             join_rows(strip, above, start, strip, start, strip.begin.size(), connectivity, equal_value,
-                                       [&](std::size_t a, std::size_t c) { unite(strip.parents, Index(a), Index(c)); });
-                           }
-                         }
-                         strip.row_start.push_back(strip.begin.size());
-                         // Flatten: a run's parent precedes it, so one ascending pass points every run at its root.
-                         for (std::size_t r = 0; r < strip.parents.size(); ++r)
-                           strip.parents[r] = strip.parents[std::size_t(strip.parents[r])];
-                       });
+  // 1. Runs and strip-local union-find. The strips' lists grow as they go: an allocation that fails
+  // is rethrown after the loop.
+  detail::LoopErrors errors;
+  Kokkos::parallel_for(
+      "gigaseg::label::strips[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, strips_count), [&](int s) {
+        errors.guard([&] {
+          Strip<T, Index>& strip = strips[std::size_t(s)];
+          strip.y0 = height * s / strips_count;
+          strip.y1 = height * (s + 1) / strips_count;
+          strip.row_start.reserve(std::size_t(strip.y1 - strip.y0 + 1));
+          for (index_t y = strip.y0; y < strip.y1; ++y) {
+            std::size_t const start = strip.begin.size();
+            strip.row_start.push_back(start);
+            extract_runs(image.row(y), width, equal_value, strip);
+            for (std::size_t r = start; r < strip.begin.size(); ++r) strip.parents.push_back(Index(r));
+            if (y > strip.y0) {
+              std::size_t const above = strip.row_start[strip.row_start.size() - 2];
+              join_rows(strip, above, start, strip, start, strip.begin.size(), connectivity, equal_value,
+                        [&](std::size_t a, std::size_t c) { unite(strip.parents, Index(a), Index(c)); });
+            }
+          }
+          strip.row_start.push_back(strip.begin.size());
+          // Flatten: a run's parent precedes it, so one ascending pass points every run at its root.
+          for (std::size_t r = 0; r < strip.parents.size(); ++r)
+            strip.parents[r] = strip.parents[std::size_t(strip.parents[r])];
+        });
+      });
+  space.fence();
+  errors.rethrow();
 
   // Global run numbering: strip offsets.
   Index total_runs = 0;
@@ -144,13 +151,17 @@ index_t label_runs(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::HostS
   std::vector<Index> parents(static_cast<std::size_t>(total_runs));
   Kokkos::parallel_for("gigaseg::label::globalise[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, strips_count),
                        [&](int s) {
-                         Strip<T, Index>& strip = strips[std::size_t(s)];
-                         for (std::size_t r = 0; r < strip.parents.size(); ++r) {
-                           Index const global = strip.first_run + strip.parents[r];
-                           parents[std::size_t(strip.first_run + Index(r))] = global;
-                           if (strip.parents[r] == Index(r)) strip.local_roots.push_back(global);
-                         }
+                         errors.guard([&] {
+                           Strip<T, Index>& strip = strips[std::size_t(s)];
+                           for (std::size_t r = 0; r < strip.parents.size(); ++r) {
+                             Index const global = strip.first_run + strip.parents[r];
+                             parents[std::size_t(strip.first_run + Index(r))] = global;
+                             if (strip.parents[r] == Index(r)) strip.local_roots.push_back(global);
+                           }
+                         });
                        });
+  space.fence();
+  errors.rethrow();
 
   // 2. Seams, sequentially.
   for (int s = 1; s < strips_count; ++s) {

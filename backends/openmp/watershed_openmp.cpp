@@ -3,6 +3,7 @@
 #include "gigaseg/algorithms/detail/watershed_flood.hpp"
 #include "gigaseg/algorithms/label.hpp"
 #include "gigaseg/algorithms/watershed.hpp"
+#include "gigaseg/core/loop_errors.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -66,31 +67,36 @@ void flood_components(Kokkos::OpenMP const& space, ImageView<T const, Kokkos::Ho
     if (running * threads >= total * t) first[std::size_t(t++)] = c + 1;
   }
   auto inside = [&](index_t y, index_t x) { return component(y, x) != 0; };
-  Kokkos::parallel_for(
-      "gigaseg::watershed[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, threads), [&](int thread) {
-        // watershed_flood()'s flood, one component at a time: components cannot reach each other
-        // (a neighbour in another component would be in this one), so each one's keys and labels
-        // are those of the flood over the whole image.
-        detail::RadixHeap<index_t> heap;
-        std::vector<std::uint64_t> keys;
-        for (index_t c = first[std::size_t(thread)]; c < first[std::size_t(thread) + 1]; ++c) {
-          if (seeds[std::size_t(c)].empty()) continue;  // no marker: nothing to flood, all 0
-          if (ringed) {
-            auto key_at = [&](index_t y, index_t x) -> std::uint64_t& { return ring_keys(y, x); };
-            detail::flood_by_key(relief, markers, out, params.connectivity, seeds[std::size_t(c)], inside, key_at, heap,
-                                 on_ring);
-            continue;
-          }
-          Box const b = box[std::size_t(c)];
-          index_t const box_width = b.x1 - b.x0 + 1;
-          keys.assign(std::size_t(box_width * (b.y1 - b.y0 + 1)), Key::unreached);
-          auto key_at = [&](index_t y, index_t x) -> std::uint64_t& {
-            return keys[std::size_t((y - b.y0) * box_width + (x - b.x0))];
-          };
-          detail::flood_by_key(relief, markers, out, params.connectivity, seeds[std::size_t(c)], inside, key_at, heap);
-        }
-      });
+  detail::LoopErrors errors;  // a heap or a key box that cannot grow: rethrown after the loop
+  Kokkos::parallel_for("gigaseg::watershed[OpenMP]", Kokkos::RangePolicy<Kokkos::OpenMP>(space, 0, threads),
+                       [&](int thread) {
+                         errors.guard([&] {
+                           // watershed_flood()'s flood, one component at a time: components cannot reach each other
+                           // (a neighbour in another component would be in this one), so each one's keys and labels
+                           // are those of the flood over the whole image.
+                           detail::RadixHeap<index_t> heap;
+                           std::vector<std::uint64_t> keys;
+                           for (index_t c = first[std::size_t(thread)]; c < first[std::size_t(thread) + 1]; ++c) {
+                             if (seeds[std::size_t(c)].empty()) continue;  // no marker: nothing to flood, all 0
+                             if (ringed) {
+                               auto key_at = [&](index_t y, index_t x) -> std::uint64_t& { return ring_keys(y, x); };
+                               detail::flood_by_key(relief, markers, out, params.connectivity, seeds[std::size_t(c)],
+                                                    inside, key_at, heap, on_ring);
+                               continue;
+                             }
+                             Box const b = box[std::size_t(c)];
+                             index_t const box_width = b.x1 - b.x0 + 1;
+                             keys.assign(std::size_t(box_width * (b.y1 - b.y0 + 1)), Key::unreached);
+                             auto key_at = [&](index_t y, index_t x) -> std::uint64_t& {
+                               return keys[std::size_t((y - b.y0) * box_width + (x - b.x0))];
+                             };
+                             detail::flood_by_key(relief, markers, out, params.connectivity, seeds[std::size_t(c)],
+                                                  inside, key_at, heap);
+                           }
+                         });
+                       });
   space.fence();
+  errors.rethrow();
 }
 
 }  // namespace

@@ -298,6 +298,21 @@ open(sys.argv[1],'wb').write(b'P5\n%d %d\n255\n'%(w,h)+bytes(w)*h)" "$work/large
   check batch-out-of-memory-progress-says-memory grep -q "large.pgm: error: out of host memory" "$work/err"
   check batch-out-of-memory-two-lines test "$(wc -l <"$work/err")" -eq 2
   rm -rf "$work/large-in" "$work/large-out"
+  # A labelling whose lists of runs outgrow memory (stripes: three runs every eight pixels, about
+  # 160 MB of lists beside 180 MB of pixels and labels). The lists grow on the host backend's
+  # threads, inside a parallel region: the failed allocation is still this one line and exit 4.
+  python3 -c "
+import sys; w=h=6000
+open(sys.argv[1],'wb').write(b'P5\n%d %d\n255\n'%(w,h)+bytes([0,255,255,0,255,0,0,255])*(w*h//8))" "$work/striped.pgm"
+  for threads in 1 2; do
+    prlimit --as=$((400 * 1024 * 1024)) "$gigaseg" --threads "$threads" label "$work/striped.pgm" \
+      "$work/striped.tif" >"$work/out" 2>"$work/err"
+    code=$?
+    check "runs-out-of-memory-$threads-threads-exit" test "$code" -eq 4
+    check "runs-out-of-memory-$threads-threads-one-line" one_line_naming "striped.pgm: out of host memory"
+    check "runs-out-of-memory-$threads-threads-no-output" test ! -e "$work/striped.tif"
+  done
+  rm -f "$work/striped.pgm"
 fi
 
 # --- Interrupted mid-write: temporaries removed, the shell's exit code (130, 143), no output.
