@@ -3,6 +3,7 @@
 #include "gigaseg/engine/segment.hpp"
 
 #include "gigaseg/engine/on_backend.hpp"
+#include "gigaseg/engine/pinned_pool.hpp"
 
 #include <chrono>
 #include <cstring>
@@ -96,59 +97,26 @@ Segmentation segment_image(ExecutionContext const& context, PipelineParams const
 }
 
 #ifdef KOKKOS_ENABLE_CUDA
-// Pinned blocks handed out as shared pointers: a block is free again when no one else holds it
+// The batch's pinned blocks (detail::PinnedPool): a block is free again when no one else holds it
 // (a writer thread releases a label image's block when the file is written).
-struct PinnedStaging::Pool {
-  struct Block {
-    void* data = nullptr;
-    std::size_t bytes = 0;
-    ~Block() {
-      if (data != nullptr) (void)cudaFreeHost(data);
-    }
-  };
-  std::shared_ptr<Block> acquire(std::size_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (auto const& block : blocks)
-      if (block.use_count() == 1 && block->bytes >= bytes) return block;
-    auto block = std::make_shared<Block>();
-    if (cudaHostAlloc(&block->data, bytes, cudaHostAllocDefault) != cudaSuccess) {
-      (void)cudaGetLastError();
-      GIGASEG_THROW(ErrorKind::resource, "batch",
-                    "cannot allocate " + std::to_string(bytes >> 20) + " MiB of pinned host memory");
-    }
-    block->bytes = bytes;
-    blocks.push_back(block);
-    return block;
-  }
-  std::mutex mutex;
-  std::vector<std::shared_ptr<Block>> blocks;
-};
+struct PinnedStaging::Pool : detail::PinnedPool {};
 
 PinnedStaging::PinnedStaging() : pool_(std::make_shared<Pool>()) {}
 
 namespace {
-// A host image of w x h pitched as on the device, in a pinned block.
-template <class T>
-HostImage<T> pinned_image(PinnedStaging::Pool::Block const& block, index_t w, index_t h) {
-  return HostImage<T>::wrap(static_cast<T*>(block.data), w, h, aligned_pitch(w, index_t(sizeof(T))));
-}
-template <class T>
-std::size_t pinned_bytes(index_t w, index_t h) {
-  return std::size_t(aligned_pitch(w, index_t(sizeof(T))) * h);
-}
+using detail::pinned_bytes;
+using detail::pinned_image;
 }  // namespace
 
-InputImage PinnedStaging::input(ExecutionContext const& context, AnyHostImage image) const {
+namespace detail {
+InputImage pinned_input(PinnedPool& pool, ExecutionContext const& context, AnyHostImage image, OpFamily family,
+                        char const* user) {
   InputImage in;
   index_t const pixels = width(image) * height(image);
-  if (pixels > 0 && context.resolve(pixels, OpFamily::pipeline) == Backend::cuda) {
+  if (pixels > 0 && context.resolve(pixels, family) == Backend::cuda) {
     auto pin = [&](auto const& host) {
-      using T = typename std::decay_t<decltype(host)>::value_type;
-      auto block = pool_->acquire(pinned_bytes<T>(host.width(), host.height()));
-      HostImage<T> const pinned = pinned_image<T>(*block, host.width(), host.height());
-      for (index_t y = 0; y < host.height(); ++y)
-        std::memcpy(pinned.row(y), host.row(y), std::size_t(host.width()) * sizeof(T));
-      in.pixels = pinned;
+      std::shared_ptr<PinnedPool::Block> block;
+      in.pixels = pinned_copy(pool, host, user, block);
       in.memory = std::move(block);
       in.pinned = true;
     };
@@ -159,6 +127,11 @@ InputImage PinnedStaging::input(ExecutionContext const& context, AnyHostImage im
   }
   if (!in.pinned) in.pixels = std::move(image);
   return in;
+}
+}  // namespace detail
+
+InputImage PinnedStaging::input(ExecutionContext const& context, AnyHostImage image) const {
+  return detail::pinned_input(*pool_, context, std::move(image), OpFamily::pipeline, "batch");
 }
 
 struct DeviceLane::Impl {
@@ -202,11 +175,8 @@ struct DeviceLane::Impl {
       uploads.push_back(image.memory);
       return device;
     }
-    auto block = pinned->acquire(pinned_bytes<T>(host.width(), host.height()));
-    HostImage<T> const staging = pinned_image<T>(*block, host.width(), host.height());
-    for (index_t y = 0; y < host.height(); ++y)
-      std::memcpy(staging.row(y), host.row(y), std::size_t(host.width()) * sizeof(T));
-    copy(space, device, staging);
+    std::shared_ptr<detail::PinnedPool::Block> block;
+    copy(space, device, detail::pinned_copy(*pinned, host, "batch", block));
     uploads.push_back(std::move(block));
     return device;
   }
@@ -300,7 +270,7 @@ Segmentation segment_image(ExecutionContext const& context, DeviceLane& lane, Pi
       run_pipeline(l.space, params, image, name, labels, s, LaneInputs{l, input});
       // The download is queued on the lane's stream and left running: the next image's upload and
       // kernels go on meanwhile (on another lane), and the writer waits for this event.
-      auto block = l.pinned->acquire(pinned_bytes<Label>(labels.width(), labels.height()));
+      auto block = l.pinned->acquire(pinned_bytes<Label>(labels.width(), labels.height()), "batch");
       s.labels = pinned_image<Label>(*block, labels.width(), labels.height());
       copy(l.space, s.labels, labels);
       cudaEvent_t done = nullptr;

@@ -24,8 +24,10 @@
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
 #include "gigaseg/core/device_memory.hpp"
+#include "gigaseg/core/scratch.hpp"
 #include "gigaseg/engine/on_backend.hpp"
 #include "gigaseg/engine/process_group.hpp"
+#include "gigaseg/engine/tile_lanes.hpp"
 #include "gigaseg/engine/tile_pipeline.hpp"
 #include "gigaseg/engine/tile_reader.hpp"
 
@@ -199,34 +201,39 @@ TiledReport filter_tiled(ExecutionContext const& context, std::string const& inp
                                                         PixelTraits<OutT>::type, options.tile_width,
                                                         options.tile_height, options.write);
     detail::TileReader reader(input, shape, options.tile_width, options.tile_height);
+    detail::TileLanes lanes(context);  // on the GPU: pinned uploads, downloads overlapping the next tile
     detail::pipeline_tiles(
         mine.size(),
         [&](std::size_t i) {
           Region core;
-          return reader.read(extended_of(mine[i], &core));
+          return lanes.stage(reader.read(extended_of(mine[i], &core)), family);
         },
-        [&](std::size_t i, AnyHostImage&& tile) {
+        [&](std::size_t i, InputImage&& tile) {
           std::size_t const t = mine[i];
           Region core;
           Region const extended = extended_of(t, &core);
-          report.pixel_bytes_read += std::size_t(extended.width * extended.height * bytes_per_pixel(pixel_type(tile)));
-          HostImage<OutT> computed;
-          on_backend(context, extended.width * extended.height, family, [&](auto const& space) {
-            using Memory = typename std::decay_t<decltype(space)>::memory_space;
-            ImageView<std::uint8_t const, Memory> in = gray8_on(space, tile, input);
-            ImageView<OutT, Memory> out("gigaseg::tiled::filtered", in.width(), in.height());
-            compute(space, in, out);
-            computed = download(space, out);
+          report.pixel_bytes_read +=
+              std::size_t(extended.width * extended.height * bytes_per_pixel(pixel_type(tile.pixels)));
+          detail::TileOutput<OutT> computed;
+          lanes.run(extended.width * extended.height, family, [&](auto const& space) {
+            using Space = std::decay_t<decltype(space)>;
+            using Memory = typename Space::memory_space;
+            ImageView<std::uint8_t const, Memory> in = lanes.gray8(space, tile, input);
+            ScratchImage<OutT, Space> const out(space, "gigaseg::tiled::filtered", in.width(), in.height());
+            compute(space, in, out.view());
+            computed = lanes.download(space, out.view());
             device_peak.sample(space, report.peak_device_bytes);
           });
           report.pixel_bytes_written += std::size_t(core.width * core.height) * sizeof(OutT);
           report.peak_tile_bytes =
               std::max(report.peak_tile_bytes, std::size_t(extended.width * extended.height) * (4 + sizeof(OutT)));
           if (options.progress) options.progress(index_t(i) + 1, index_t(mine.size()));
-          return computed.roi(core.x - extended.x, core.y - extended.y, core.width, core.height);
+          computed.image = computed.image.roi(core.x - extended.x, core.y - extended.y, core.width, core.height);
+          return computed;
         },
-        [&](std::size_t i, HostImage<OutT>&& core) {
-          writer->write_tile(index_t(mine[i]) % across, index_t(mine[i]) / across, core);
+        [&](std::size_t i, detail::TileOutput<OutT>&& core) {
+          core.wait();
+          writer->write_tile(index_t(mine[i]) % across, index_t(mine[i]) / across, core.image);
         },
         detail::PipelineWorkers{reader.concurrent_reads(threads), threads, &report.seconds});
   });

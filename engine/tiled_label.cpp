@@ -8,7 +8,9 @@
 #include "gigaseg/algorithms/threshold.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
+#include "gigaseg/core/scratch.hpp"
 #include "gigaseg/engine/on_backend.hpp"
+#include "gigaseg/engine/tile_lanes.hpp"
 #include "gigaseg/engine/tile_pipeline.hpp"
 #include "gigaseg/engine/tile_reader.hpp"
 #include "gigaseg/engine/tiled.hpp"
@@ -18,6 +20,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <type_traits>
 #include <variant>
 
@@ -271,20 +274,32 @@ class HostLabelBuffers {
   std::vector<HostImage<Label>> buffers_;
 };
 
-// Labels for a tile on `space`: from `buffers` in host memory, new on a device.
+// Labels for a tile on `space`: from `buffers` in host memory; on a device, from the stream-ordered
+// pool (core/scratch.hpp), released on the space's stream when this goes.
 template <class Space>
-ImageView<Label, typename Space::memory_space> tile_labels(Space const&, HostLabelBuffers& buffers, index_t width,
-                                                           index_t height) {
-  if constexpr (std::is_same<typename Space::memory_space, Kokkos::HostSpace>::value)
-    return buffers.get(width, height);
-  else
-    return ImageView<Label, typename Space::memory_space>("gigaseg::tiled::labels", width, height);
-}
+class TileLabels {
+ public:
+  using Memory = typename Space::memory_space;
+  TileLabels(Space const& space, HostLabelBuffers& buffers, index_t width, index_t height) {
+    if constexpr (std::is_same<Memory, Kokkos::HostSpace>::value) {
+      view_ = buffers.get(width, height);
+    } else {
+      (void)buffers;
+      device_.emplace(space, "gigaseg::tiled::labels", width, height);
+      view_ = device_->view();
+    }
+  }
+  ImageView<Label, Memory> const& view() const noexcept { return view_; }
 
-// The work of one tile on the backend: label_tiles calls it with the tile as read, and it calls
-// use(space, values, intensity) with the image to label (8-, 16- or 32-bit) and the intensities
-// of the statistics (8- or 16-bit), both in the backend's memory.
-//   prepare(space, AnyHostImage&& tile, use)
+ private:
+  std::optional<ScratchImage<Label, Space>> device_;
+  ImageView<Label, Memory> view_;
+};
+
+// The work of one tile on the backend: label_tiles calls it with the tile as read (staged by
+// `lanes`, which upload it), and it calls use(values, intensity) with the image to label (8-, 16-
+// or 32-bit) and the intensities of the statistics (8- or 16-bit), both in the backend's memory.
+//   prepare(space, lanes, InputImage const& tile, use)
 
 // label_tiled (engine/tiled.hpp) on tiles prepared by `prepare`; `earlier_passes` passes over the
 // tiles came before (for progress).
@@ -331,22 +346,26 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
   std::vector<std::size_t> offset(static_cast<std::size_t>(tiles) + 1, 0);
   int const threads = options.threads > 0 ? options.threads : io_threads();
   detail::DevicePeak const device_peak;
+  detail::TileLanes lanes(context);
   detail::collectively(options.group, [&] {
     detail::TileReader first_reader(input, shape, options.tile_width, options.tile_height);
     detail::pipeline_tiles(
-        mine.size(), [&](std::size_t i) { return first_reader.read(core_of(mine[i])); },
-        [&](std::size_t i, AnyHostImage&& raw) {
+        mine.size(), [&](std::size_t i) { return lanes.stage(first_reader.read(core_of(mine[i])), OpFamily::label); },
+        [&](std::size_t i, InputImage&& raw) {
           std::size_t const tile = mine[i];
           index_t const t = index_t(tile);
           Region const core = core_of(tile);
-          std::size_t const read_bytes = std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw)));
-          on_backend(context, core.width * core.height, OpFamily::label, [&](auto const& space) {
-            using Memory = typename std::decay_t<decltype(space)>::memory_space;
-            prepare(space, std::move(raw), [&](auto const& values, auto const& intensity) {
+          std::size_t const read_bytes =
+              std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw.pixels)));
+          lanes.run(core.width * core.height, OpFamily::label, [&](auto const& space) {
+            using Space = std::decay_t<decltype(space)>;
+            using Memory = typename Space::memory_space;
+            prepare(space, lanes, raw, [&](auto const& values, auto const& intensity) {
               using T = typename std::decay_t<decltype(values)>::value_type;
               using I = typename std::decay_t<decltype(intensity)>::value_type;
               index_t const w = core.width, h = core.height;
-              ImageView<Label, Memory> const labels = tile_labels(space, buffers, w, h);
+              TileLabels<Space> const tile_labels(space, buffers, w, h);
+              ImageView<Label, Memory> const& labels = tile_labels.view();
               index_t const n = label(space, values, labels, params);
               ImageView<Label const, Memory> const done(labels);
               std::vector<RegionTotals> sums = region_totals(space, done, n, intensity);
@@ -362,9 +381,10 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
               e.left_value = line_of(space, values, 0, 0, 1, h);
               e.right_value = line_of(space, values, w - 1, 0, 1, h);
               if (keep_masks) {
-                ImageView<std::uint32_t, Memory> bits("gigaseg::tiled::mask_bits", packed_mask_width(w), h);
-                pack_mask(space, values, bits);
-                masks[std::size_t(t)] = download(space, bits);
+                ScratchImage<std::uint32_t, Space> const bits(space, "gigaseg::tiled::mask_bits", packed_mask_width(w),
+                                                              h);
+                pack_mask(space, values, bits.view());
+                masks[std::size_t(t)] = download(space, bits.view());
               }
               offset[std::size_t(t) + 1] = std::size_t(n);  // the counts, summed below
               partials.insert(partials.end(), sums.begin(), sums.end());
@@ -474,20 +494,26 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
                                                         options.tile_width, options.tile_height, options.write);
     detail::TileReader second_reader(input, shape, options.tile_width, options.tile_height);
     detail::pipeline_tiles(
-        mine.size(), [&](std::size_t i) { return keep_masks ? AnyHostImage() : second_reader.read(core_of(mine[i])); },
-        [&](std::size_t i, AnyHostImage&& raw) {
+        mine.size(),
+        [&](std::size_t i) {
+          return keep_masks ? InputImage() : lanes.stage(second_reader.read(core_of(mine[i])), OpFamily::label);
+        },
+        [&](std::size_t i, InputImage&& raw) {
           std::size_t const tile = mine[i];
           index_t const t = index_t(tile);
           Region const core = core_of(tile);
           std::size_t const read_bytes =
-              keep_masks ? 0 : std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw)));
-          HostImage<Label> out;
-          on_backend(context, core.width * core.height, OpFamily::label, [&](auto const& space) {
-            using Memory = typename std::decay_t<decltype(space)>::memory_space;
-            // Labels `values` again, renumbers them and brings them to `out`.
+              keep_masks ? 0 : std::size_t(core.width * core.height * bytes_per_pixel(pixel_type(raw.pixels)));
+          detail::TileOutput<Label> out;
+          lanes.run(core.width * core.height, OpFamily::label, [&](auto const& space) {
+            using Space = std::decay_t<decltype(space)>;
+            using Memory = typename Space::memory_space;
+            // Labels `values` again, renumbers them and brings them to `out` (on a device, a
+            // download the writer waits for).
             auto relabel = [&](auto const& values) {
               using T = typename std::decay_t<decltype(values)>::value_type;
-              ImageView<Label, Memory> const labels = tile_labels(space, buffers, core.width, core.height);
+              TileLabels<Space> const tile_labels(space, buffers, core.width, core.height);
+              ImageView<Label, Memory> const& labels = tile_labels.view();
               index_t const n = label(space, values, labels, params);
               GIGASEG_REQUIRE(n == edges[std::size_t(t)].components, ErrorKind::input, input,
                               "changed while it was read (tile " + std::to_string(t % grid.across) + "," +
@@ -497,32 +523,27 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
               std::copy(number.begin() + std::ptrdiff_t(base), number.begin() + std::ptrdiff_t(base + std::size_t(n)),
                         new_id.begin() + 1);
               renumber(space, labels, new_id);
-              if constexpr (std::is_same<Memory, Kokkos::HostSpace>::value) {
-                out = labels;
-              } else {  // into a host buffer used before: its pages are mapped already
-                out = buffers.get(core.width, core.height);
-                copy(space, out, ImageView<Label const, Memory>(labels));
-                space.fence();
-              }
+              out = lanes.download(space, labels);
               device_peak.sample(space, result.report.peak_device_bytes);
               note_tile(read_bytes, std::size_t(core.width * core.height) * (sizeof(Label) + sizeof(T)),
                         index_t(mine.size() + i) + 1);
             };
-            if (keep_masks) {
-              ImageView<std::uint32_t const, Memory> const bits = upload(space, masks[std::size_t(t)]);
-              ImageView<std::uint8_t, Memory> mask("gigaseg::tiled::mask", core.width, core.height);
-              unpack_mask(space, bits, mask);
-              relabel(ImageView<std::uint8_t const, Memory>(mask));
+            if (keep_masks) {  // the bits go through a pinned copy: the host image can go at once
+              ImageView<std::uint32_t const, Memory> const bits = lanes.upload(space, masks[std::size_t(t)]);
+              ScratchImage<std::uint8_t, Space> const mask(space, "gigaseg::tiled::mask", core.width, core.height);
+              unpack_mask(space, bits, mask.view());
+              relabel(ImageView<std::uint8_t const, Memory>(mask.view()));
             } else {
-              prepare(space, std::move(raw), [&](auto const& values, auto const&) { relabel(values); });
+              prepare(space, lanes, raw, [&](auto const& values, auto const&) { relabel(values); });
             }
           });
           if (keep_masks) masks[std::size_t(t)] = HostImage<std::uint32_t>();
           result.report.pixel_bytes_written += std::size_t(core.width * core.height) * sizeof(Label);
           return out;
         },
-        [&](std::size_t i, HostImage<Label>&& labels) {
-          writer->write_tile(index_t(mine[i]) % grid.across, index_t(mine[i]) / grid.across, labels);
+        [&](std::size_t i, detail::TileOutput<Label>&& labels) {
+          labels.wait();
+          writer->write_tile(index_t(mine[i]) % grid.across, index_t(mine[i]) / grid.across, labels.image);
         },
         detail::PipelineWorkers{keep_masks ? 1 : second_reader.concurrent_reads(threads), threads,
                                 &result.report.seconds});
@@ -538,24 +559,26 @@ TiledLabelResult label_tiled(ExecutionContext const& context, std::string const&
   // 8- and 16-bit gray are their own intensities; colour becomes BT.601 gray (as read_image's users
   // take it); a 32-bit image has no intensities for statistics (its tile-local sums still need an
   // 8-bit image of the tile's size: its mask); float is refused.
-  auto prepare = [&](auto const& space, AnyHostImage&& raw, auto&& use) {
-    using Memory = typename std::decay_t<decltype(space)>::memory_space;
+  auto prepare = [&](auto const& space, detail::TileLanes& lanes, InputImage const& tile, auto&& use) {
+    using Space = std::decay_t<decltype(space)>;
+    using Memory = typename Space::memory_space;
+    AnyHostImage const& raw = tile.pixels;
     if (auto const* u16 = std::get_if<HostImage<std::uint16_t>>(&raw)) {
-      ImageView<std::uint16_t const, Memory> const values = upload(space, *u16);
+      ImageView<std::uint16_t const, Memory> const values = lanes.upload(space, *u16);
       use(values, values);
     } else if (auto const* u32 = std::get_if<HostImage<std::uint32_t>>(&raw)) {
       GIGASEG_REQUIRE(!stats, ErrorKind::input, input,
                       "statistics need an 8- or 16-bit image for the intensities, not a 32-bit one");
-      ImageView<std::uint32_t const, Memory> const values = upload(space, *u32);
-      ImageView<std::uint8_t, Memory> mask("gigaseg::tiled::mask", values.width(), values.height());
-      threshold(space, values, mask, 0.0);
-      use(values, ImageView<std::uint8_t const, Memory>(mask));
+      ImageView<std::uint32_t const, Memory> const values = lanes.upload(space, *u32);
+      ScratchImage<std::uint8_t, Space> const mask(space, "gigaseg::tiled::mask", values.width(), values.height());
+      threshold(space, values, mask.view(), 0.0);
+      use(values, ImageView<std::uint8_t const, Memory>(mask.view()));
     } else {
       GIGASEG_REQUIRE(
           std::holds_alternative<HostImage<std::uint8_t>>(raw) || std::holds_alternative<HostImage<Rgb8>>(raw),
           ErrorKind::input, input,
           std::string("needs an 8-bit gray or RGB or a 16- or 32-bit gray image, not ") + to_string(pixel_type(raw)));
-      ImageView<std::uint8_t const, Memory> const values = gray8_on(space, raw, input);
+      ImageView<std::uint8_t const, Memory> const values = lanes.gray8(space, tile, input);
       use(values, values);
     }
   };
@@ -572,17 +595,19 @@ std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std:
   std::vector<std::size_t> const mine = detail::owned_tiles(std::size_t(tiles), options.group);
   detail::collectively(options.group, [&] {
     detail::TileReader reader(input, shape, grid.tile_width, grid.tile_height);
+    detail::TileLanes lanes(context);
     detail::pipeline_tiles(
         mine.size(),
         [&](std::size_t i) {
-          return reader.read(grid.core(index_t(mine[i]) % grid.across, index_t(mine[i]) / grid.across));
+          return lanes.stage(reader.read(grid.core(index_t(mine[i]) % grid.across, index_t(mine[i]) / grid.across)),
+                             OpFamily::point);
         },
-        [&](std::size_t i, AnyHostImage&& raw) {
+        [&](std::size_t i, InputImage&& raw) {
           std::size_t const t = mine[i];
           Region const core = grid.core(index_t(t) % grid.across, index_t(t) / grid.across);
-          on_backend(context, core.width * core.height, OpFamily::point, [&](auto const& space) {
+          lanes.run(core.width * core.height, OpFamily::point, [&](auto const& space) {
             using Memory = typename std::decay_t<decltype(space)>::memory_space;
-            ImageView<std::uint8_t const, Memory> const gray = gray8_on(space, raw, input);
+            ImageView<std::uint8_t const, Memory> const gray = lanes.gray8(space, raw, input);
             Counts<Memory> tile_counts("gigaseg::tiled::histogram", 256);
             histogram(space, gray, tile_counts);
             auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tile_counts);
@@ -622,15 +647,16 @@ TiledNucleiResult segment_nuclei_tiled(ExecutionContext const& context, std::str
   // in-memory pipeline's own side_mask), statistics against the gray.
   int const threshold = result.threshold;
   bool const dark = result.dark;
-  auto prepare = [&](auto const& space, AnyHostImage&& raw, auto&& use) {
-    using Memory = typename std::decay_t<decltype(space)>::memory_space;
-    GIGASEG_REQUIRE(
-        std::holds_alternative<HostImage<std::uint8_t>>(raw) || std::holds_alternative<HostImage<Rgb8>>(raw),
-        ErrorKind::input, input, "the nuclei pipeline needs an 8-bit gray or RGB image");
-    ImageView<std::uint8_t const, Memory> const gray = gray8_on(space, raw, input);
-    ImageView<std::uint8_t, Memory> mask("gigaseg::tiled::mask", gray.width(), gray.height());
-    pipeline::side_mask(space, gray, mask, threshold, dark);
-    use(ImageView<std::uint8_t const, Memory>(mask), gray);
+  auto prepare = [&](auto const& space, detail::TileLanes& lanes, InputImage const& tile, auto&& use) {
+    using Space = std::decay_t<decltype(space)>;
+    using Memory = typename Space::memory_space;
+    GIGASEG_REQUIRE(std::holds_alternative<HostImage<std::uint8_t>>(tile.pixels) ||
+                        std::holds_alternative<HostImage<Rgb8>>(tile.pixels),
+                    ErrorKind::input, input, "the nuclei pipeline needs an 8-bit gray or RGB image");
+    ImageView<std::uint8_t const, Memory> const gray = lanes.gray8(space, tile, input);
+    ScratchImage<std::uint8_t, Space> const mask(space, "gigaseg::tiled::mask", gray.width(), gray.height());
+    pipeline::side_mask(space, gray, mask.view(), threshold, dark);
+    use(ImageView<std::uint8_t const, Memory>(mask.view()), gray);
   };
   LabelParams label_params;
   label_params.connectivity = params.connectivity;

@@ -1,0 +1,81 @@
+// The tile engine's lanes (tile_lanes.hpp): their streams, turns and download events.
+#include "gigaseg/engine/tile_lanes.hpp"
+
+#ifdef KOKKOS_ENABLE_CUDA
+#include "gigaseg/core/cuda/cuda_check.hpp"
+#include "gigaseg/core/cuda/stream_instance.hpp"
+
+#include <cuda_runtime_api.h>
+#endif
+
+namespace gigaseg::detail {
+
+void wait_for_download(void* done) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (done != nullptr) GIGASEG_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(done)));
+#else
+  (void)done;
+#endif
+}
+
+#ifdef KOKKOS_ENABLE_CUDA
+TileLanes::TileLanes(ExecutionContext const& context, int lanes) : context_(context) {
+  Backend const requested = context.requested();
+  if (backend_available(Backend::cuda) && (requested == Backend::automatic || requested == Backend::cuda)) {
+    pool_ = std::make_shared<PinnedPool>();
+    for (int l = 0; l < lanes; ++l) {
+      auto lane = std::make_unique<Lane>();
+      lane->space = cuda::make_stream_instance(lane->stream);
+      lanes_.push_back(std::move(lane));
+    }
+  }
+}
+
+TileLanes::~TileLanes() {
+  for (auto& lane : lanes_) {
+    release(*lane);
+    lane->space = Kokkos::Cuda();  // the instance goes before its stream
+    cuda::destroy_stream(lane->stream);
+  }
+}
+
+TileLanes::Lane& TileLanes::take_lane() {
+  Lane& lane = *lanes_[turn_++ % lanes_.size()];
+  release(lane);  // its previous tile's work has ended: the memory it used is free again
+  current_ = &lane;
+  return lane;
+}
+
+void TileLanes::release(Lane& lane) {
+  lane.space.fence();
+  lane.held.clear();
+}
+
+std::shared_ptr<void> TileLanes::record_download(Kokkos::Cuda const& space) {
+  cudaEvent_t done = nullptr;
+  GIGASEG_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  std::shared_ptr<void> event(done, [](void* e) { (void)cudaEventDestroy(static_cast<cudaEvent_t>(e)); });
+  GIGASEG_CUDA_CHECK(cudaEventRecord(done, space.cuda_stream()));
+  return event;
+}
+
+InputImage TileLanes::stage(AnyHostImage image, OpFamily family) const {
+  if (lanes_.empty()) {
+    InputImage in;
+    in.pixels = std::move(image);
+    return in;
+  }
+  return pinned_input(*pool_, context_, std::move(image), family, "tile engine");
+}
+#else
+TileLanes::TileLanes(ExecutionContext const& context, int) : context_(context) {}
+TileLanes::~TileLanes() = default;
+
+InputImage TileLanes::stage(AnyHostImage image, OpFamily) const {
+  InputImage in;
+  in.pixels = std::move(image);
+  return in;
+}
+#endif
+
+}  // namespace gigaseg::detail
