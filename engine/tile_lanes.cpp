@@ -1,6 +1,8 @@
 // The tile engine's lanes (tile_lanes.hpp): their streams, turns and download events.
 #include "gigaseg/engine/tile_lanes.hpp"
 
+#include <string>
+
 #ifdef KOKKOS_ENABLE_CUDA
 #include "gigaseg/core/cuda/cuda_check.hpp"
 #include "gigaseg/core/cuda/stream_instance.hpp"
@@ -9,6 +11,13 @@
 #endif
 
 namespace gigaseg::detail {
+
+namespace {
+void require_lanes(int lanes) {
+  GIGASEG_REQUIRE(lanes >= 0 && lanes <= 16, ErrorKind::usage, "TiledOptions::lanes",
+                  "must be 0 to 16, not " + std::to_string(lanes));
+}
+}  // namespace
 
 void wait_for_download(void* done) {
 #ifdef KOKKOS_ENABLE_CUDA
@@ -20,6 +29,7 @@ void wait_for_download(void* done) {
 
 #ifdef KOKKOS_ENABLE_CUDA
 TileLanes::TileLanes(ExecutionContext const& context, int lanes) : context_(context) {
+  require_lanes(lanes);
   Backend const requested = context.requested();
   if (backend_available(Backend::cuda) && (requested == Backend::automatic || requested == Backend::cuda)) {
     pool_ = std::make_shared<PinnedPool>();
@@ -68,7 +78,7 @@ InputImage TileLanes::stage(AnyHostImage image, OpFamily family) const {
   return pinned_input(*pool_, context_, std::move(image), family, "tile engine");
 }
 #else
-TileLanes::TileLanes(ExecutionContext const& context, int) : context_(context) {}
+TileLanes::TileLanes(ExecutionContext const& context, int lanes) : context_(context) { require_lanes(lanes); }
 TileLanes::~TileLanes() = default;
 
 InputImage TileLanes::stage(AnyHostImage image, OpFamily) const {

@@ -12,7 +12,9 @@
 // blocks, device buffers) is held until then.
 //
 // On host backends, and in builds without CUDA, run() calls the backend as on_backend does,
-// stage(), upload() and download() copy nothing, and wait() returns at once.
+// stage(), upload() and download() copy nothing, and wait() returns at once. With no lanes
+// (`lanes` 0), tiles on CUDA run on the context's instance with plain transfers (on_backend.hpp's
+// upload, gray8_on and download, each waiting for its copy).
 #include "gigaseg/core/context.hpp"
 #include "gigaseg/core/image.hpp"
 #include "gigaseg/core/io/image_file.hpp"
@@ -51,7 +53,8 @@ void TileOutput<T>::wait() const {
 
 class TileLanes {
  public:
-  explicit TileLanes(ExecutionContext const& context, int lanes = 2);
+  // `lanes`: 0 to 16 (an Error(usage) about TiledOptions::lanes otherwise).
+  TileLanes(ExecutionContext const& context, int lanes);
   ~TileLanes();  // waits for every lane
   TileLanes(TileLanes const&) = delete;
   TileLanes& operator=(TileLanes const&) = delete;
@@ -71,9 +74,11 @@ class TileLanes {
       try {
         std::forward<F>(f)(lane.space);
       } catch (...) {
+        current_ = nullptr;
         release(lane);  // nothing of the failed tile may still be in flight when its memory goes
         throw;
       }
+      current_ = nullptr;
       return;
     }
 #endif
@@ -90,6 +95,7 @@ class TileLanes {
       return host;
     } else {
 #ifdef KOKKOS_ENABLE_CUDA
+      if (current_ == nullptr) return gigaseg::upload(space, host);  // not on a lane
       Lane& lane = *current_;
       auto device =
           std::make_shared<ScratchImage<T, Space>>(space, "gigaseg::tiled::input", host.width(), host.height());
@@ -117,6 +123,7 @@ class TileLanes {
     using Memory = typename Space::memory_space;
     if constexpr (!std::is_same<Memory, Kokkos::HostSpace>::value) {
 #ifdef KOKKOS_ENABLE_CUDA
+      if (current_ == nullptr) return gray8_on(space, tile.pixels, name);  // not on a lane
       if (auto const* gray = std::get_if<HostImage<std::uint8_t>>(&tile.pixels))
         return upload(space, *gray, tile.memory);
       if (auto const* rgb = std::get_if<HostImage<Rgb8>>(&tile.pixels)) {
@@ -142,6 +149,10 @@ class TileLanes {
       out.image = image;
     } else {
 #ifdef KOKKOS_ENABLE_CUDA
+      if (current_ == nullptr) {  // not on a lane: a plain download, complete on return
+        out.image = gigaseg::download(space, image);
+        return out;
+      }
       auto block = pool_->acquire(pinned_bytes<T>(image.width(), image.height()), "tile engine");
       out.image = pinned_image<T>(*block, image.width(), image.height());
       copy(space, out.image, ImageView<T const, typename Space::memory_space>(image));

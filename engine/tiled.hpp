@@ -59,6 +59,11 @@ struct TiledOptions {
   std::size_t memory_bytes = 0;
   // Called after each tile of each pass with (tiles done, tiles in all passes); for progress bars.
   std::function<void(index_t, index_t)> progress;
+  // Tiles computed on the GPU take turns on this many CUDA streams, with pinned transfers, so that
+  // a tile's download overlaps the next tile's upload and kernels (detail::TileLanes,
+  // engine/tile_lanes.hpp); 0: the tiles' transfers go through pageable memory on the context's
+  // stream and each waits for its copy. 0 to 16; no effect on the host backends.
+  int lanes = 2;
   // The processes that share the run (engine/process_group.hpp), each calling the same driver with
   // the same arguments; null: this process alone. Each rank computes its run of tiles (distance_tiled:
   // of bands), and rank 0 writes the output, equal byte for byte to one process's. Every driver here
@@ -201,7 +206,7 @@ TiledReport filter_tiled(ExecutionContext const& context, std::string const& inp
                                                         PixelTraits<OutT>::type, options.tile_width,
                                                         options.tile_height, options.write);
     detail::TileReader reader(input, shape, options.tile_width, options.tile_height);
-    detail::TileLanes lanes(context);  // on the GPU: pinned uploads, downloads overlapping the next tile
+    detail::TileLanes lanes(context, options.lanes);  // on the GPU: pinned uploads, downloads overlapping the next tile
     detail::pipeline_tiles(
         mine.size(),
         [&](std::size_t i) {

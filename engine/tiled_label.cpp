@@ -346,7 +346,7 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
   std::vector<std::size_t> offset(static_cast<std::size_t>(tiles) + 1, 0);
   int const threads = options.threads > 0 ? options.threads : io_threads();
   detail::DevicePeak const device_peak;
-  detail::TileLanes lanes(context);
+  detail::TileLanes lanes(context, options.lanes);
   detail::collectively(options.group, [&] {
     detail::TileReader first_reader(input, shape, options.tile_width, options.tile_height);
     detail::pipeline_tiles(
@@ -595,7 +595,7 @@ std::vector<std::uint64_t> histogram_tiled(ExecutionContext const& context, std:
   std::vector<std::size_t> const mine = detail::owned_tiles(std::size_t(tiles), options.group);
   detail::collectively(options.group, [&] {
     detail::TileReader reader(input, shape, grid.tile_width, grid.tile_height);
-    detail::TileLanes lanes(context);
+    detail::TileLanes lanes(context, options.lanes);
     detail::pipeline_tiles(
         mine.size(),
         [&](std::size_t i) {

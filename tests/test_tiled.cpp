@@ -333,6 +333,67 @@ TYPED_TEST(Tiled, FiltersEqualTheWholeImage) {
       float{}, 1, [](auto const& s, auto const& in, auto const& out) { sobel_magnitude(s, in, out); }, "sobel");
 }
 
+// The transfer lanes (TiledOptions::lanes, detail::TileLanes): with none (plain transfers), one
+// (pinned, each tile after the last) and several (a tile's download in flight while the next ones
+// are computed on the other streams), the outputs are the in-memory ones, over many small tiles so
+// that many downloads overlap; on the host backends the lanes change nothing. Outside 0 to 16:
+// Error(usage) naming the option.
+TYPED_TEST(Tiled, EveryNumberOfTransferLanesGivesTheSameOutput) {
+  using Memory = typename TypeParam::memory_space;
+  SyntheticParams synthetic;
+  synthetic.width = 301;
+  synthetic.height = 211;
+  synthetic.seed = 9;
+  HostImage<std::uint8_t> const tissue = synthetic_tissue(synthetic).image;
+  write_image(this->path("in.tif"), tissue);
+  Kokkos::DefaultHostExecutionSpace host;
+  NucleiParams const params;
+  HostImage<Label> expected("expected", tissue.width(), tissue.height());
+  NucleiResult const memory =
+      segment_nuclei(host, ImageView<std::uint8_t const, Kokkos::HostSpace>(tissue), expected, params);
+  TypeParam space;
+  auto const on_space = clone<Memory>(space, tissue, "in");
+  ImageView<std::uint8_t, Memory> whole("whole", tissue.width(), tissue.height());
+  median(space, ImageView<std::uint8_t const, Memory>(on_space), whole, 5);
+  auto const median_expected = clone<Kokkos::HostSpace>(space, whole, "expected");
+  space.fence();
+  ExecutionContext context(context_on<TypeParam>());
+  for (int lanes : {0, 1, 2, 3}) {
+    for (std::size_t cache : {std::size_t(1) << 30, std::size_t(0)}) {
+      SCOPED_TRACE("lanes " + std::to_string(lanes) + " mask cache " + std::to_string(cache));
+      TiledOptions options;
+      options.tile_width = 16;
+      options.tile_height = 32;
+      options.lanes = lanes;
+      options.mask_cache_bytes = cache;
+      TiledNucleiResult const tiled =
+          segment_nuclei_tiled(context, this->path("in.tif"), this->path("out.tif"), params, options);
+      ASSERT_EQ(tiled.components, memory.components);
+      EXPECT_EQ(test::count_differences(std::get<HostImage<Label>>(read_image(this->path("out.tif"))), expected), 0);
+      ASSERT_EQ(tiled.regions.size(), memory.regions.size());
+      for (std::size_t i = 0; i < memory.regions.size(); ++i)
+        ASSERT_TRUE(same_stats(tiled.regions[i], memory.regions[i])) << "region " << i + 1;
+      filter_tiled<std::uint8_t>(
+          context, this->path("in.tif"), this->path("out.tif"), 2, OpFamily::filter,
+          [](auto const& s, auto const& in, auto const& out) { median(s, in, out, 5); }, options);
+      EXPECT_EQ(test::count_differences(std::get<HostImage<std::uint8_t>>(read_image(this->path("out.tif"))),
+                                        median_expected),
+                0);
+    }
+  }
+  for (int lanes : {-1, 17}) {
+    TiledOptions options;
+    options.lanes = lanes;
+    try {
+      segment_nuclei_tiled(context, this->path("in.tif"), this->path("out.tif"), params, options);
+      ADD_FAILURE() << "lanes " << lanes << " accepted";
+    } catch (Error const& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      EXPECT_EQ(e.subject(), "TiledOptions::lanes");
+    }
+  }
+}
+
 // The distance transform under tiling: float for float the in-memory transform, for bands of 16
 // and 48 rows (the last band shorter), output tiles narrower than the image, the masks kept
 // between the passes or the image read again, and images whose distances come from far away: a

@@ -125,6 +125,11 @@ void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
                                     "read the level of a whole-slide image nearest this resolution (microns per pixel)")
                          ->check(cli::positive_number());
   level->excludes(mpp);
+  app.add_option("--tile-streams", options.tile_streams,
+                 "tile by tile on a GPU: the CUDA streams the tiles take turns on, with pinned transfers, so that "
+                 "one tile's download overlaps the next tile's work (default 2; 0: each tile's copies wait, "
+                 "through pageable memory)")
+      ->check(CLI::Range(0, 16));
   app.add_flag("--json", options.json, "print one JSON object summarising the result");
   app.add_flag("--quiet", options.quiet, "print nothing but errors");
 }

@@ -9,6 +9,7 @@ std::string option_for(std::string const& subject) {
       {"LabelParams::connectivity", "--connectivity"},
       {"TiledOptions::tile_width", "--tile"},
       {"TiledOptions::group", "mpirun/srun -n (the ranks)"},
+      {"TiledOptions::lanes", "--tile-streams"},
       {"filter_tiled(halo)", "--size"},
       {"WatershedParams::connectivity", "--connectivity"},
       {"MarkerParams::connectivity", "--connectivity"},

@@ -126,6 +126,7 @@ TiledOptions tiled_options(Tiling const& tiling, Session const& session) {
   options.mask_cache_bytes = tiling.budget / 4;  // the labelling's masks between its passes
   options.memory_bytes = tiling.budget;
   options.progress = progress_line(session);
+  options.lanes = session.options.tile_streams;
   options.group = session.group;
   return options;
 }

@@ -240,6 +240,20 @@ check nuclei-tiled-same-labels cmp -s "$work/n-memory.tif" "$work/n-untiled.tif"
 expect 0 nuclei-tiled-png -- segment "$work/tissue/tissue.png" "$work/n-png.tif" --pipeline nuclei \
   --stats "$work/n-png.csv" --tile 48x32
 check nuclei-tiled-png-same-stats cmp -s "$work/n-memory.csv" "$work/n-png.csv"
+# The tile engine's CUDA streams (--tile-streams): the same labels and statistics with none, one
+# and three, on the GPU where the build has one (small tiles would go to the host otherwise).
+on_gpu=()
+if "$gigaseg" info | grep -q "backends:.*cuda"; then on_gpu=(--backend cuda); fi
+for streams in 0 1 3; do
+  expect 0 "nuclei-tiled-streams-$streams" -- "${on_gpu[@]}" --tile-streams "$streams" segment "$work/tissue.tif" \
+    "$work/n-streams.tif" --pipeline nuclei --stats "$work/n-streams.csv" --tile 48x32
+  check "nuclei-tiled-streams-$streams-same-stats" cmp -s "$work/n-memory.csv" "$work/n-streams.csv"
+  expect 0 "nuclei-tiled-streams-$streams-untile" -- --compression none convert "$work/n-streams.tif" \
+    "$work/n-streams-untiled.tif"
+  check "nuclei-tiled-streams-$streams-same-labels" cmp -s "$work/n-memory.tif" "$work/n-streams-untiled.tif"
+done
+expect 2 bad-tile-streams -- --tile-streams 17 segment "$work/tissue.tif" "$work/x.tif" --pipeline nuclei --tile 48x32
+check bad-tile-streams-names one_line_naming "tile-streams"
 for filter in "median --size 5" "gaussian --sigma 3" "sobel" "morph --op open --se ellipse --size 7" \
   "morph --op close --se cross --size 9" "morph --op dilate --se rect --size 41"; do
   name=$(echo "$filter" | tr ' ' '-')
