@@ -10,6 +10,9 @@
 #      the read, compute and write stages, peak device memory); the labels and statistics of the
 #      two compared;
 #   3. with BIG (e.g. 100000): one tiled run at BIG x BIG with Zstd output, and its output's size.
+#   STREAMS (default "2"): the tiled runs for each of these --tile-streams counts in turn (e.g.
+#   "2 0": the tile engine's overlapped pinned transfers, and plain transfers), each output compared
+#   with the in-memory one. COMPRESSION (default deflate) is the outputs' --compression.
 #   The last tiled run is repeated on the host backend (HOST_RUN=, empty, leaves it out) and compared.
 # MEMORY_RUN_LIMIT (e.g. 130G) raises the in-memory run's --memory-limit, whose default (3/4 of the
 # GPU's free memory) would send an image that needs more to the tiles. SKIP_TESTS=1 leaves out step 1. Logs and reports go to $OUT (or ./device-out); the images to
@@ -23,6 +26,8 @@ size=${SIZE:-50000}
 limit=${LIMIT:-8G}
 runs=${RUNS:-3}
 pipeline=${PIPELINE:-nuclei}
+streams=${STREAMS:-2}
+compression=${COMPRESSION:-deflate}
 mkdir -p "$out" "$work"
 export LD_LIBRARY_PATH=$dev/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GIGASEG_TEST_DATA=$root/tests/data
@@ -98,21 +103,31 @@ image=$work/mosaic-$size.tif
 start=$SECONDS
 "$dev/tiled_mosaic" "$image" "$size" "$size" "photo:$work/tissue/tissue.png" || exit 2
 echo "== ${size}x${size}: $(du -m "$image" | cut -f1) MB, made in $((SECONDS - start)) s"
+echo "outputs: --compression $compression"
 for run in $(seq "$runs"); do
   sync
-  echo "memory run $run: $(timed "memory-$size-$run" "$gigaseg" --json --backend cuda segment "$image" \
-    "$work/memory.tif" --pipeline "$pipeline" --stats "$work/memory.csv" ${MEMORY_RUN_LIMIT:+--memory-limit "$MEMORY_RUN_LIMIT"})"
+  echo "memory run $run: $(timed "memory-$size-$run" "$gigaseg" --json --backend cuda --compression "$compression" \
+    segment "$image" "$work/memory.tif" --pipeline "$pipeline" --stats "$work/memory.csv" \
+    ${MEMORY_RUN_LIMIT:+--memory-limit "$MEMORY_RUN_LIMIT"})"
   summary "memory-$size-$run"
-  sync
-  echo "tiled --memory-limit $limit run $run: $(timed "tiled-$size-$run" "$gigaseg" --json --backend cuda segment \
-    "$image" "$work/tiled.tif" --pipeline "$pipeline" --stats "$work/tiled.csv" --memory-limit "$limit")"
-  summary "tiled-$size-$run"
+  for s in $streams; do
+    sync
+    echo "tiled --memory-limit $limit --tile-streams $s run $run: $(timed "tiled-s$s-$size-$run" "$gigaseg" --json \
+      --backend cuda --compression "$compression" --tile-streams "$s" segment "$image" "$work/tiled-s$s.tif" \
+      --pipeline "$pipeline" --stats "$work/tiled-s$s.csv" --memory-limit "$limit")"
+    summary "tiled-s$s-$size-$run"
+  done
 done
 median "$size in memory" "memory-$size-"
-median "$size tiled --memory-limit $limit" "tiled-$size-"
-echo "labels, in memory and tiled: $("$dev/tiff_equal" "$work/memory.tif" "$work/tiled.tif")"
-cmp -s "$work/memory.csv" "$work/tiled.csv" && echo "statistics: equal ($(($(wc -l <"$work/tiled.csv") - 1)) regions)" ||
-  echo "statistics: DIFFER"
+for s in $streams; do
+  median "$size tiled --memory-limit $limit --tile-streams $s" "tiled-s$s-$size-"
+  echo "labels, in memory and tiled (--tile-streams $s): $("$dev/tiff_equal" "$work/memory.tif" "$work/tiled-s$s.tif")"
+  cmp -s "$work/memory.csv" "$work/tiled-s$s.csv" &&
+    echo "statistics: equal ($(($(wc -l <"$work/tiled-s$s.csv") - 1)) regions)" || echo "statistics: DIFFER"
+done
+first=$(echo "$streams" | awk '{print $1}')
+mv "$work/tiled-s$first.tif" "$work/tiled.tif"
+mv "$work/tiled-s$first.csv" "$work/tiled.csv"
 if [[ -n ${HOST_RUN-1} ]]; then  # the same tiles on the host backend: the same answer
   echo "tiled on the host (openmp): $(timed "host-$size" "$gigaseg" --json --backend openmp segment "$image" \
     "$work/host.tif" --pipeline "$pipeline" --stats "$work/host.csv" --memory-limit "$limit")"
@@ -120,7 +135,7 @@ if [[ -n ${HOST_RUN-1} ]]; then  # the same tiles on the host backend: the same 
   echo "labels, GPU and host: $("$dev/tiff_equal" "$work/tiled.tif" "$work/host.tif")"
   cmp -s "$work/host.csv" "$work/tiled.csv" && echo "statistics, GPU and host: equal" || echo "statistics: DIFFER"
 fi
-rm -f "$work/memory.tif" "$work/tiled.tif" "$work/host.tif" "$image"
+rm -f "$work/memory.tif" "$work/tiled.tif" "$work/tiled-s"*.tif "$work/host.tif" "$image"
 
 if [[ -n ${BIG:-} ]]; then
   big=$work/mosaic-$BIG.tif

@@ -12,7 +12,9 @@ rm -rf "$out" && mkdir -p "$out/lib"
 for exe in ${GIGASEG_PACK:-tests/gigaseg_tests apps/gigaseg perf/bench_foundation perf/bench_pixel_ops perf/bench_label perf/bench_filters perf/bench_distance perf/bench_crossover}; do
   [ -x "$build/$exe" ] && cp "$build/$exe" "$out/"
 done
-strip "$out"/gigaseg_tests "$out"/gigaseg "$out"/bench_* 2>/dev/null || true  # the carry limit is 64 MiB
+for exe in "$out"/*; do  # the carry limit is 64 MiB
+  [ -f "$exe" ] && [ -x "$exe" ] && { strip "$exe" 2>/dev/null || true; }
+done
 cp -r "$root/tests/cli" "$out/cli"
 cp "$root/perf/report.py" "$out/"
 # The cross-backend test's photographs (python3-skimage's samples; GIGASEG_PHOTOS=.devbuild/photos).
