@@ -32,6 +32,11 @@ std::string Error::where() const {
   return std::string(slash ? slash + 1 : source_file_) + ":" + std::to_string(source_line_);
 }
 
+bool is_kokkos_allocation_failure(std::string const& message) noexcept {
+  return message.find("Kokkos failed to allocate memory") != std::string::npos ||
+         message.find("Kokkos encountered an allocation failure") != std::string::npos;
+}
+
 char const* to_string(ErrorKind kind) noexcept {
   switch (kind) {
     case ErrorKind::usage: return "usage error";

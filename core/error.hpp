@@ -58,6 +58,11 @@ class OutOfMemory : public Error {
 
 char const* to_string(ErrorKind kind) noexcept;
 
+// Whether `message` (an exception's what()) is Kokkos's report of a failed allocation of one of its
+// own views: a std::runtime_error of several lines ("Kokkos failed to allocate memory for label
+// "L".  Allocation using MemorySpace named "S" failed ...  Allocation of size X failed ...").
+bool is_kokkos_allocation_failure(std::string const& message) noexcept;
+
 }  // namespace gigaseg
 
 #define GIGASEG_THROW(kind, subject, reason) throw ::gigaseg::Error((kind), (subject), (reason), __FILE__, __LINE__)

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <mutex>
 #include <new>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace gigaseg::detail {
@@ -23,8 +25,10 @@ void ByteReader::take(void* to, std::size_t n) {
 namespace {
 
 // An error as it travels between ranks: failed, kind, subject and reason, then whether it is an
-// allocation that failed (an OutOfMemory, or a std::bad_alloc of unknown size), with its bytes
-// and memory space, so that the other ranks report it as such, naming the rank it failed on.
+// allocation that failed (1: an OutOfMemory, or a std::bad_alloc of unknown size, with its bytes
+// and memory space, which the other ranks report as such, naming the rank it failed on; 2: Kokkos's
+// report of a view it could not allocate, whose text the other ranks throw again as it is), so that
+// every rank ends with the same exit code.
 std::vector<unsigned char> error_message(std::exception_ptr failed) {
   std::vector<unsigned char> bytes;
   std::uint8_t const is_failed = failed ? 1 : 0;
@@ -54,6 +58,10 @@ std::vector<unsigned char> error_message(std::exception_ptr failed) {
     space = "Host";
   } catch (std::exception const& e) {
     reason = e.what();
+    if (is_kokkos_allocation_failure(reason)) {
+      kind = ErrorKind::resource;
+      allocation = 2;
+    }
   } catch (...) {
     reason = "unknown failure";
   }
@@ -85,6 +93,7 @@ void agree(ProcessGroup const* group, std::exception_ptr failed) {
     auto const allocation = in.value<std::uint8_t>();
     auto const allocation_bytes = in.value<std::uint64_t>();
     std::vector<char> const space = in.values<char>();
+    if (allocation == 2) throw std::runtime_error(std::string(reason.begin(), reason.end()));
     if (allocation != 0)
       throw OutOfMemory(std::string(subject.begin(), subject.end()), std::size_t(allocation_bytes),
                         std::string(space.begin(), space.end()), __FILE__, __LINE__, int(r));

@@ -4,6 +4,7 @@
 
 #include "gigaseg/engine/on_backend.hpp"
 #include "gigaseg/engine/pinned_pool.hpp"
+#include "gigaseg/engine/tile_lanes.hpp"
 
 #include <chrono>
 #include <cstring>
@@ -114,6 +115,9 @@ InputImage pinned_input(PinnedPool& pool, ExecutionContext const& context, AnyHo
   InputImage in;
   index_t const pixels = width(image) * height(image);
   if (pixels > 0 && context.resolve(pixels, family) == Backend::cuda) {
+    // A reader thread's current device is 0 until set: the context's, so that the pinned memory's
+    // allocation makes no context on another GPU.
+    GIGASEG_CUDA_CHECK(cudaSetDevice(context.device().cuda_device()));
     auto pin = [&](auto const& host) {
       std::shared_ptr<PinnedPool::Block> block;
       in.pixels = pinned_copy(pool, host, user, block);
@@ -150,7 +154,10 @@ struct DeviceLane::Impl {
   explicit Impl(std::shared_ptr<PinnedStaging::Pool> pool)
       : space(cuda::make_stream_instance(stream)), pinned(std::move(pool)) {}
   ~Impl() {
-    space.fence();
+    try {
+      space.fence();
+    } catch (...) {  // a CUDA error surfacing here was the work's, reported by it or lost with it
+    }
     gray = {};
     rgb = {};
     labels = {};
@@ -251,11 +258,7 @@ bool DeviceLane::stage(ExecutionContext const&, PipelineParams const&, InputImag
 PinnedStaging::~PinnedStaging() = default;
 DeviceLane::~DeviceLane() = default;
 
-void Segmentation::wait_for_labels() const {
-#ifdef KOKKOS_ENABLE_CUDA
-  if (download) GIGASEG_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(download.get())));
-#endif
-}
+void Segmentation::wait_for_labels() const { detail::wait_for_download(download.get(), download_device); }
 
 Segmentation segment_image(ExecutionContext const& context, DeviceLane& lane, PipelineParams const& params,
                            InputImage const& input, std::string const& name) {
@@ -278,6 +281,7 @@ Segmentation segment_image(ExecutionContext const& context, DeviceLane& lane, Pi
       s.download =
           std::shared_ptr<void>(done, [](void* event) { (void)cudaEventDestroy(static_cast<cudaEvent_t>(event)); });
       GIGASEG_CUDA_CHECK(cudaEventRecord(done, l.space.cuda_stream()));
+      s.download_device = l.space.cuda_device();
       s.labels_memory = std::move(block);
     } catch (...) {
       l.space.fence();  // nothing of this image may still be in flight when its buffers are reused

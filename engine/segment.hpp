@@ -43,6 +43,7 @@ struct Segmentation {
 
   std::shared_ptr<void> labels_memory;  // what keeps `labels` alive when a lane's pinned block holds them
   std::shared_ptr<void> download;       // a lane's download of `labels` (a CUDA event), still in flight
+  int download_device = 0;              // the GPU of that event
 };
 
 // Runs the pipeline on `image` on the backend the context chooses for its size (OpFamily::pipeline).

@@ -19,11 +19,16 @@ void require_lanes(int lanes) {
 }
 }  // namespace
 
-void wait_for_download(void* done) {
+void wait_for_download(void* done, int device) {
 #ifdef KOKKOS_ENABLE_CUDA
-  if (done != nullptr) GIGASEG_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(done)));
+  if (done == nullptr) return;
+  // A writer thread's current device is 0 until set: the event's own device, so that no context
+  // is made on another GPU.
+  GIGASEG_CUDA_CHECK(cudaSetDevice(device));
+  GIGASEG_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(done)));
 #else
   (void)done;
+  (void)device;
 #endif
 }
 
@@ -33,20 +38,31 @@ TileLanes::TileLanes(ExecutionContext const& context, int lanes) : context_(cont
   Backend const requested = context.requested();
   if (backend_available(Backend::cuda) && (requested == Backend::automatic || requested == Backend::cuda)) {
     pool_ = std::make_shared<PinnedPool>();
-    for (int l = 0; l < lanes; ++l) {
-      auto lane = std::make_unique<Lane>();
-      lane->space = cuda::make_stream_instance(lane->stream);
-      lanes_.push_back(std::move(lane));
+    try {
+      for (int l = 0; l < lanes; ++l) {
+        lanes_.push_back(std::make_unique<Lane>());
+        lanes_.back()->space = cuda::make_stream_instance(lanes_.back()->stream);
+      }
+    } catch (...) {
+      close();
+      throw;
     }
   }
 }
 
-TileLanes::~TileLanes() {
+TileLanes::~TileLanes() { close(); }
+
+void TileLanes::close() noexcept {
   for (auto& lane : lanes_) {
-    release(*lane);
+    try {
+      release(*lane);
+    } catch (...) {  // a CUDA error surfacing here was the work's, reported by it or lost with it
+    }
+    lane->held.clear();
     lane->space = Kokkos::Cuda();  // the instance goes before its stream
-    cuda::destroy_stream(lane->stream);
+    if (lane->stream != nullptr) cuda::destroy_stream(lane->stream);
   }
+  lanes_.clear();
 }
 
 TileLanes::Lane& TileLanes::take_lane() {

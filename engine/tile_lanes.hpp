@@ -40,15 +40,17 @@ struct TileOutput {
   HostImage<T> image;
   std::shared_ptr<void> memory;  // the pinned block `image` lies in, where it is downloaded into one
   std::shared_ptr<void> done;    // the download's CUDA event
+  int device = 0;                // ... on this GPU
   void wait() const;
 };
 
-// Blocks until the event `done` (a cudaEvent_t; null: nothing in flight) has passed.
-void wait_for_download(void* done);
+// Blocks until the event `done` (a cudaEvent_t on GPU `device`; null: nothing in flight) has passed.
+// Any thread may call it.
+void wait_for_download(void* done, int device);
 
 template <class T>
 void TileOutput<T>::wait() const {
-  wait_for_download(done.get());
+  wait_for_download(done.get(), device);
 }
 
 class TileLanes {
@@ -156,7 +158,9 @@ class TileLanes {
       auto block = pool_->acquire(pinned_bytes<T>(image.width(), image.height()), "tile engine");
       out.image = pinned_image<T>(*block, image.width(), image.height());
       copy(space, out.image, ImageView<T const, typename Space::memory_space>(image));
+      current_->held.push_back(block);  // not handed out again before the copy has ended, whoever drops it
       out.done = record_download(space);
+      out.device = space.cuda_device();
       out.memory = std::move(block);
 #endif
     }
@@ -172,6 +176,7 @@ class TileLanes {
   };
   Lane& take_lane();
   static void release(Lane& lane);
+  void close() noexcept;  // waits for every lane and lets its stream go
   static std::shared_ptr<void> record_download(Kokkos::Cuda const& space);
   std::vector<std::unique_ptr<Lane>> lanes_;
   std::size_t turn_ = 0;

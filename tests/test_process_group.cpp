@@ -187,7 +187,9 @@ TEST(ProcessGroup, EveryRankThrowsTheFirstFailedRanksError) {
       EXPECT_EQ(e.reason(), "corrupt tile at 64,64");
     }
   }
-  // Out of memory on one rank alone: a resource error on all.
+  // Out of memory on one rank alone: on the others an OutOfMemory naming that rank (the buffer, its
+  // size and memory space where the failed rank knew them), a resource error; the rank that failed
+  // keeps its own exception.
   on_ranks(
       3,
       [](ProcessGroup const& group) {
@@ -196,13 +198,57 @@ TEST(ProcessGroup, EveryRankThrowsTheFirstFailedRanksError) {
         });
       },
       &errors);
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_TRUE(errors[std::size_t(r)]);
+    try {
+      std::rethrow_exception(errors[std::size_t(r)]);
+    } catch (OutOfMemory const& error) {
+      EXPECT_NE(r, 1);
+      EXPECT_EQ(error.kind(), ErrorKind::resource);
+      EXPECT_EQ(error.rank(), 1);
+      EXPECT_EQ(error.bytes(), 0u) << "a std::bad_alloc's size is not known";
+      EXPECT_EQ(error.memory_space(), "Host");
+    } catch (std::bad_alloc const&) {
+      EXPECT_EQ(r, 1);
+    }
+  }
+  on_ranks(
+      2,
+      [](ProcessGroup const& group) {
+        detail::collectively(&group, [&] {
+          if (group.rank() == 0) throw OutOfMemory("gigaseg::tiled::labels", std::size_t(69) << 20, "Cuda");
+        });
+      },
+      &errors);
+  try {
+    std::rethrow_exception(errors[1]);
+  } catch (OutOfMemory const& error) {
+    EXPECT_EQ(error.subject(), "gigaseg::tiled::labels");
+    EXPECT_EQ(error.bytes(), std::size_t(69) << 20);
+    EXPECT_EQ(error.memory_space(), "Cuda");
+    EXPECT_EQ(error.rank(), 0);
+    EXPECT_EQ(error.reason(), "out of memory allocating 69 MiB in Cuda on rank 0");
+  }
+  // Kokkos's own report of a view it could not allocate reaches the other ranks as that text, which
+  // the command line reads as out of memory on every rank.
+  std::string const kokkos =
+      "Kokkos failed to allocate memory for label \"gigaseg::x\".  Allocation using MemorySpace named \"Cuda\" "
+      "failed with the following error:  Allocation of size 1.5 G failed, likely due to insufficient memory.\n";
+  on_ranks(
+      2,
+      [&](ProcessGroup const& group) {
+        detail::collectively(&group, [&] {
+          if (group.rank() == 1) throw std::runtime_error(kokkos);
+        });
+      },
+      &errors);
   for (auto const& e : errors) {
-    ASSERT_TRUE(e);
     try {
       std::rethrow_exception(e);
-    } catch (Error const& error) {
-      EXPECT_EQ(error.kind(), ErrorKind::resource);
-    } catch (std::bad_alloc const&) {  // the rank that failed keeps its own exception
+    } catch (std::runtime_error const& error) {
+      EXPECT_EQ(std::string(error.what()), kokkos);
+      EXPECT_EQ(dynamic_cast<Error const*>(&error), nullptr) << "not an internal error";
+      EXPECT_TRUE(is_kokkos_allocation_failure(error.what()));
     }
   }
   // No failure: nobody throws.

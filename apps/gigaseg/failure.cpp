@@ -98,9 +98,7 @@ std::string mib(std::size_t bytes) {
 // ("Kokkos failed to allocate memory for label "L".  Allocation using MemorySpace named "S"
 // failed ...  Allocation of size X failed, ...", then a traceback note).
 bool kokkos_allocation_failure(std::string const& message, std::string const& input, int device, Failure& out) {
-  if (message.find("Kokkos failed to allocate memory") == std::string::npos &&
-      message.find("Kokkos encountered an allocation failure") == std::string::npos)
-    return false;
+  if (!is_kokkos_allocation_failure(message)) return false;
   std::string size = between(message, "Allocation of size ", " failed");
   if (!size.empty()) size += "B";
   out = out_of_memory(between(message, "MemorySpace named \"", "\""), size, between(message, "for label \"", "\""),
