@@ -1,15 +1,14 @@
 #pragma once
 // The tile engine's compute stage with its transfers overlapped, on the GPU.
 //
-// Tiles computed on CUDA go round two lanes, each an execution-space instance on a CUDA stream of
-// its own. A tile's input is uploaded from pinned host memory (the reader threads copy a decoded
-// 8-bit tile into a pinned block: stage()) and its result is downloaded into a pinned block without
-// waiting (download() returns a TileOutput whose wait() the writer thread calls before it stores
-// the tile). So while one lane's download of tile i runs, the calling thread queues tile i + 1's
-// upload and kernels on the other lane. Device buffers come from the stream-ordered pool
-// (core/scratch.hpp), whose releases do not synchronise the device as cudaFree does. A lane is
-// taken again only once its previous tile's work has ended; the memory that work used (pinned
-// blocks, device buffers) is held until then.
+// Tiles computed on CUDA take turns on lanes (TiledOptions::lanes, two by default), each an
+// execution-space instance on a CUDA stream of its own. A tile's input is uploaded from pinned host memory (the reader
+// threads copy a decoded 8-bit tile into a pinned block: stage()) and its result is downloaded into a pinned block
+// without waiting (download() returns a TileOutput whose wait() the writer thread calls before it stores the tile). So
+// while one lane's download of tile i runs, the calling thread queues tile i + 1's upload and kernels on the other
+// lane. Device buffers come from the stream-ordered pool (core/scratch.hpp), whose releases do not synchronise the
+// device as cudaFree does. A lane is taken again only once its previous tile's work has ended; the memory that work
+// used (pinned blocks, device buffers) is held until then.
 //
 // On host backends, and in builds without CUDA, run() calls the backend as on_backend does,
 // stage(), upload() and download() copy nothing, and wait() returns at once. With no lanes
