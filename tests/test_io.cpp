@@ -831,6 +831,40 @@ TEST_F(ImageFiles, AnOutputLetsGoOfTheCacheOfTheFileItReplaces) {
   EXPECT_EQ(std::filesystem::file_size(old_output), bytes);
 }
 
+// An output's disk writes start a block at a time as each write completes one; the blocks a write
+// started are the whole ones it finished, each once however the writes are cut.
+TEST(Writeback, StartsEachCompletedBlockOnce) {
+  constexpr std::uint64_t block = writeback_block;
+  EXPECT_EQ(writeback_range(block - 1, block - 1).length, 0u);
+  ByteRange const first = writeback_range(block + 10, 20);
+  EXPECT_EQ(first.offset, 0u);
+  EXPECT_EQ(first.length, block);
+  ByteRange const three = writeback_range(4 * block, 3 * block);  // from the end of block 0 to that of block 3
+  EXPECT_EQ(three.offset, block);
+  EXPECT_EQ(three.length, 3 * block);
+  EXPECT_EQ(writeback_range(100, 1000).length, 0u);  // a write longer than the offset: from 0
+  // Writes of every size from 1 to 3 blocks start each block exactly once, in order.
+  for (std::uint64_t piece : {std::uint64_t(4096), block / 3, block, block + 12345}) {
+    std::uint64_t end = 0, next = 0;
+    while (end < 5 * block) {
+      end += piece;
+      ByteRange const r = writeback_range(end, piece);
+      if (r.length == 0) continue;
+      EXPECT_EQ(r.offset, next) << "piece " << piece;
+      next = r.offset + r.length;
+    }
+    EXPECT_EQ(next, end / block * block) << "piece " << piece;
+  }
+}
+
+// A text output longer than a writeback block is written in pieces: the same bytes.
+TEST_F(ImageFiles, LongTextOutputsAreWrittenWhole) {
+  std::string text;
+  for (int i = 0; text.size() < writeback_block * 2 + 777; ++i) text += std::to_string(i) + ",x\n";
+  write_text_file(path("long.csv"), text);
+  EXPECT_EQ(read_bytes("long.csv"), text);
+}
+
 TEST_F(ImageFiles, WritesAreAtomic) {
   auto const image = test::noise_u8(20, 10, 14);
   write_image(path("keep.png"), image);

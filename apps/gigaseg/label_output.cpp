@@ -112,6 +112,7 @@ class GeoJsonFile {
                               errno = 0;
                               if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
                                 throw_write_failure(path_, "cannot write", errno);
+                              start_writeback(file_, bytes.size());
                             });
   }
 

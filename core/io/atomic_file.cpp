@@ -9,6 +9,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <climits>
@@ -154,12 +155,32 @@ void AtomicOutput::commit() {
   slot_ = -1;
 }
 
+void start_writeback(int fd, std::uint64_t end, std::uint64_t written) noexcept {
+#ifdef __linux__
+  ByteRange const range = writeback_range(end, written);
+  if (fd >= 0 && range.length > 0)
+    (void)::sync_file_range(fd, off_t(range.offset), off_t(range.length), SYNC_FILE_RANGE_WRITE);
+#else
+  (void)fd, (void)end, (void)written;
+#endif
+}
+
+void start_writeback(std::FILE* file, std::uint64_t written) noexcept {
+  off_t const end = ::ftello(file);
+  if (end > 0) start_writeback(::fileno(file), std::uint64_t(end), written);
+}
+
 void write_text_file(std::string const& path, std::string const& contents) {
   AtomicOutput output(path);
   std::FILE* file = std::fopen(output.temp_path().c_str(), "wb");
   GIGASEG_REQUIRE(file != nullptr, ErrorKind::input, path, std::string("cannot create: ") + std::strerror(errno));
   errno = 0;
-  bool const written = std::fwrite(contents.data(), 1, contents.size(), file) == contents.size();
+  bool written = true;
+  for (std::size_t at = 0; written && at < contents.size(); at += writeback_block) {
+    std::size_t const piece = std::min<std::size_t>(contents.size() - at, writeback_block);
+    written = std::fwrite(contents.data() + at, 1, piece, file) == piece;
+    if (written) start_writeback(file, piece);
+  }
   int const write_errno = errno;
   bool const closed = std::fclose(file) == 0;
   if (!written || !closed) throw_write_failure(path, "write failed", written ? errno : write_errno);

@@ -171,6 +171,7 @@ struct Sink {
   std::FILE* file = nullptr;
   bool failed = false;
   int error_number = 0;
+  std::uint64_t bytes = 0;  // written so far, from the file's start
 };
 void sink_write(png_structp png, png_bytep data, size_t length) {
   auto* sink = static_cast<Sink*>(png_get_io_ptr(png));
@@ -178,7 +179,10 @@ void sink_write(png_structp png, png_bytep data, size_t length) {
   if (std::fwrite(data, 1, length, sink->file) != length) {
     sink->failed = true;
     sink->error_number = errno;
+    return;
   }
+  sink->bytes += length;
+  start_writeback(::fileno(sink->file), sink->bytes, length);
 }
 void sink_flush(png_structp) {}
 

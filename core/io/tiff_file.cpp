@@ -125,6 +125,8 @@ tmsize_t write_proc(thandle_t handle, void* data, tmsize_t size) {
     if (n <= 0) return -1;  // errno as the write left it (ENOSPC: the disk is full)
     done += std::size_t(n);
   }
+  if (off_t const end = ::lseek(descriptor(handle), 0, SEEK_CUR); end > 0)
+    start_writeback(descriptor(handle), std::uint64_t(end), std::uint64_t(size));
   return size;
 }
 toff_t seek_proc(thandle_t handle, toff_t offset, int whence) {
