@@ -12,6 +12,7 @@
 #ifdef KOKKOS_ENABLE_CUDA
 #include "gigaseg/core/cuda/device_query.hpp"
 #include "gigaseg/core/cuda/stream_scratch.hpp"
+#include "gigaseg/core/cuda/transfer_cuda.hpp"
 #endif
 
 namespace gigaseg {
@@ -100,7 +101,11 @@ void release_device_pools() {
 }
 
 Runtime::~Runtime() {
-  if (owns_kokkos_) Kokkos::finalize();
+  if (!owns_kokkos_) return;
+#ifdef KOKKOS_ENABLE_CUDA
+  cuda::release_staging();
+#endif
+  Kokkos::finalize();
 }
 
 BuildInfo build_info() {

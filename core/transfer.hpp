@@ -1,7 +1,8 @@
 #pragma once
 // Copies between images in any two memory spaces, honouring each side's pitch and roi.
 //
-// Three paths, cheapest first:
+// Three paths, cheapest first (large copies between pageable host memory and a CUDA device go
+// through pinned staging instead: core/cuda/transfer_cuda.hpp):
 //  1. Same pitch and gaps that hold no pixels (whole allocated images, or a single row): one
 //     contiguous copy of the span from the first pixel to the last (Kokkos::deep_copy on the
 //     given instance: cudaMemcpyAsync on its stream for CUDA).
@@ -44,6 +45,16 @@ void copy(ExecSpace const& space, ImageView<TD, MD> const& dst, ImageView<TS, MS
   if (dst.empty()) return;
   index_t const row_bytes = dst.width() * index_t(sizeof(TD));
   index_t const rows = dst.height();
+#ifdef KOKKOS_ENABLE_CUDA
+  if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value) {
+    constexpr bool down = std::is_same<MD, Kokkos::HostSpace>::value && !detail::host_accessible<MS>;
+    constexpr bool up = std::is_same<MS, Kokkos::HostSpace>::value && !detail::host_accessible<MD>;
+    if constexpr (down || up)
+      if (cuda::staged_copy_2d(space, dst.data(), dst.pitch_bytes(), src.data(), src.pitch_bytes(), row_bytes, rows,
+                               down))
+        return;
+  }
+#endif
 
   bool const one_span = dst.pitch_bytes() == src.pitch_bytes() &&
                         (rows == 1 || (dst.has_padding_only_gaps() && src.has_padding_only_gaps()));
@@ -99,8 +110,14 @@ template <class MemorySpace, class ExecSpace, class T, class SrcSpace>
 ImageView<std::remove_const_t<T>, MemorySpace> clone(ExecSpace const& space, ImageView<T, SrcSpace> const& src,
                                                      std::string const& label) {
   ImageView<std::remove_const_t<T>, MemorySpace> out(label, src.width(), src.height());
-  if constexpr (std::is_same<MemorySpace, Kokkos::HostSpace>::value && !detail::host_accessible<SrcSpace>)
-    detail::first_touch(out);
+  if constexpr (std::is_same<MemorySpace, Kokkos::HostSpace>::value && !detail::host_accessible<SrcSpace>) {
+#ifdef KOKKOS_ENABLE_CUDA
+    // A staged download writes the pages on every thread itself.
+    if (!(std::is_same<ExecSpace, Kokkos::Cuda>::value &&
+          src.width() * index_t(sizeof(T)) * src.height() >= cuda::staged_copy_min_bytes))
+#endif
+      detail::first_touch(out);
+  }
   copy(space, out, src);
   space.fence();
   return out;

@@ -81,5 +81,31 @@ TYPED_TEST(TransferOnBackend, DeviceToDeviceBetweenPitches) {
   EXPECT_EQ(test::count_differences(back, source), 0);
 }
 
+// Copies of 128 MiB or more between pageable host memory and a GPU go through pinned staging in
+// bands of rows (core/cuda/transfer_cuda.hpp): a height that is no whole number of bands, pitched
+// rois on both sides, up and down; the same bytes back. On host backends a plain copy.
+TYPED_TEST(TransferOnBackend, LargeCopiesRoundTripThroughStaging) {
+  using Memory = typename TypeParam::memory_space;
+  index_t const w = 11000, h = 12345;  // 135.8 MB of 8-bit pixels, 1525 rows a 16 MiB band
+  HostImage<std::uint8_t> parent("parent", w + 40, h + 3);
+  HostImage<std::uint8_t> const source = parent.roi(17, 2, w, h);
+  Kokkos::parallel_for("fill", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<index_t>>(0, h),
+                       [=](index_t y) {
+                         for (index_t x = 0; x < w; ++x)
+                           source(y, x) = std::uint8_t((y * 2654435761u + x * 40503u) >> 7);
+                       });
+  Kokkos::DefaultHostExecutionSpace().fence();
+  ImageView<std::uint8_t, Memory> device_parent("device_parent", w + 5, h + 1);
+  ImageView<std::uint8_t, Memory> const device = device_parent.roi(3, 1, w, h);
+  copy(TypeParam(), device, source);
+  HostImage<std::uint8_t> const back = clone<Kokkos::HostSpace>(TypeParam(), device, "back");
+  EXPECT_EQ(test::count_differences(back, source), 0);
+  HostImage<std::uint8_t> canvas("canvas", w + 9, h);
+  HostImage<std::uint8_t> const pitched = canvas.roi(9, 0, w, h);
+  copy(TypeParam(), pitched, device);
+  TypeParam().fence();
+  EXPECT_EQ(test::count_differences(pitched, source), 0);
+}
+
 }  // namespace
 }  // namespace gigaseg
