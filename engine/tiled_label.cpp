@@ -146,8 +146,9 @@ class Components {
 
 // The join of label_tiled on a group of ranks, each holding the sums of its own tiles' components
 // (`partials`, in tile order; global index offset[t] + label - 1). Only the components on tile
-// edges are joined, alike on every rank (a union-find over them, keyed by first row and index as
-// Components is); a rank numbers the sets whose least member is among its tiles: a component's
+// edges are joined (a union-find over them, keyed by first row and index as Components is): each
+// rank scans the seams of its own tiles, and every rank applies every rank's joins, so the sets
+// are alike on every rank; a rank numbers the sets whose least member is among its tiles: a component's
 // number is the count of sets whose first pixel comes before, which per-(first row, tile column)
 // counts summed over the ranks give (the sets with one first row lie in one row of tiles, ordered
 // by tile column and, inside a tile, by label). The numbers of the edges' sets then go to every
@@ -178,17 +179,42 @@ index_t join_over_ranks(ProcessGroup const& group, Grid const& grid, std::vector
   auto before = [&](std::size_t a, std::size_t b) {  // node order: (first row, global index)
     return first_row[a] != first_row[b] ? first_row[a] < first_row[b] : nodes[a] < nodes[b];
   };
+  // The set of y joins x's: the root stays the least member, whatever the order of the joins.
+  auto join = [&](std::size_t x, std::size_t y) {
+    x = find(x);
+    y = find(y);
+    if (x == y) return false;
+    if (before(y, x)) std::swap(x, y);
+    parent[y] = x;
+    return true;
+  };
+  // Each rank visits the seams of its own tiles (a run of tiles in raster order; a seam between
+  // two ranks' tiles by both), then the joins it made meet on every rank: the seams' work shrinks
+  // with the ranks instead of being done whole on each.
+  auto own_tile = [&](index_t t) {
+    return !mine.empty() && std::size_t(t) >= mine.front() && std::size_t(t) <= mine.back();
+  };
+  std::vector<std::uint64_t> joined;  // (global index, global index) of each join that merged two sets
   visit_seams(
       [&](index_t t, std::uint32_t a, index_t u, std::uint32_t b) {
         if (own(id(t, a))) partials[id(t, a) - base].perimeter -= 1;
         if (own(id(u, b))) partials[id(u, b) - base].perimeter -= 1;
       },
       [&](index_t t, std::uint32_t a, index_t u, std::uint32_t b) {
-        std::size_t x = find(node(id(t, a))), y = find(node(id(u, b)));
-        if (x == y) return;
-        if (before(y, x)) std::swap(x, y);
-        parent[y] = x;
-      });
+        std::size_t const x = node(id(t, a)), y = node(id(u, b));
+        if (join(x, y)) joined.push_back(nodes[x]), joined.push_back(nodes[y]);
+      },
+      [&](index_t t, index_t u) { return own_tile(t) || own_tile(u); });
+  {
+    std::vector<unsigned char> bytes;
+    detail::append_bytes(bytes, joined);
+    std::vector<std::vector<unsigned char>> const all = group.all_gather(bytes);
+    for (int r = 0; r < group.size(); ++r) {
+      if (r == group.rank()) continue;
+      std::vector<std::uint64_t> const pairs = detail::ByteReader(all[std::size_t(r)]).values<std::uint64_t>();
+      for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) join(node(pairs[k]), node(pairs[k + 1]));
+    }
+  }
   // A component's set's least member (its global index): itself off the edges.
   auto root_of = [&](std::size_t g) {
     std::size_t const k = node(g);
@@ -411,7 +437,8 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
     return a != 0 && b != 0 && (!params.equal_value || va == vb);
   };
   bool const diagonal = params.connectivity == 8;
-  auto visit_seams = [&](auto&& adjacent, auto&& touching) {
+  // Only the seams between tiles t and u for which wanted(t, u) holds are visited.
+  auto visit_seams = [&](auto&& adjacent, auto&& touching, auto&& wanted) {
     // Pixel i of tile t's edge `a` touches pixel i of tile u's facing edge `b`, and i - 1 and
     // i + 1 under 8-connectivity.
     auto seam = [&](index_t t, std::vector<std::uint32_t> const& a, std::vector<std::uint32_t> const& a_value,
@@ -427,20 +454,20 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
       for (index_t c = 0; c < grid.across; ++c) {
         index_t const t = r * grid.across + c;
         Edges const& a = edges[std::size_t(t)];
-        if (c + 1 < grid.across) {  // the right neighbour: same rows
+        if (c + 1 < grid.across && wanted(t, t + 1)) {  // the right neighbour: same rows
           Edges const& b = edges[std::size_t(t + 1)];
           seam(t, a.right, a.right_value, t + 1, b.left, b.left_value);
         }
         if (r + 1 < grid.down) {  // the neighbour below: same columns
           index_t const u = t + grid.across;
           Edges const& b = edges[std::size_t(u)];
-          seam(t, a.bottom, a.bottom_value, u, b.top, b.top_value);
-          if (diagonal && c + 1 < grid.across) {  // the corner below right
+          if (wanted(t, u)) seam(t, a.bottom, a.bottom_value, u, b.top, b.top_value);
+          if (diagonal && c + 1 < grid.across && wanted(t, u + 1)) {  // the corner below right
             Edges const& d = edges[std::size_t(u + 1)];
             if (connected(a.bottom.back(), a.bottom_value.back(), d.top.front(), d.top_value.front()))
               touching(t, a.bottom.back(), u + 1, d.top.front());
           }
-          if (diagonal && c > 0) {  // the corner below left
+          if (diagonal && c > 0 && wanted(t, u - 1)) {  // the corner below left
             Edges const& d = edges[std::size_t(u - 1)];
             if (connected(a.bottom.front(), a.bottom_value.front(), d.top.back(), d.top_value.back()))
               touching(t, a.bottom.front(), u - 1, d.top.back());
@@ -461,7 +488,8 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
           all[id(t, a)].perimeter -= 1;
           all[id(u, b)].perimeter -= 1;
         },
-        [&](index_t t, std::uint32_t a, index_t u, std::uint32_t b) { sets.join(id(t, a), id(u, b)); });
+        [&](index_t t, std::uint32_t a, index_t u, std::uint32_t b) { sets.join(id(t, a), id(u, b)); },
+        [](index_t, index_t) { return true; });
     std::vector<std::size_t> roots;
     for (std::size_t i = 0; i < all.size(); ++i)
       if (sets.find(i) == i) roots.push_back(i);
