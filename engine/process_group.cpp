@@ -1,12 +1,15 @@
 // Processes sharing the work on one image (engine/process_group.hpp).
 #include "gigaseg/engine/process_group.hpp"
 
+#include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/engine/tile_reader.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
+#include <map>
 #include <mutex>
 #include <new>
 #include <stdexcept>
@@ -113,6 +116,7 @@ struct SharedTileWriter::Spill {
     std::size_t size;
   };
   std::vector<Entry> entries;
+  std::vector<unsigned char> read(Entry const& entry) const;
   explicit Spill(std::string const& folder) : file(folder, "rank-tiles") {
     fd = ::open(file.path().c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     GIGASEG_REQUIRE(fd >= 0, ErrorKind::resource, file.path(),
@@ -153,8 +157,94 @@ void SharedTileWriter::write_tile(index_t column, index_t row, AnyHostImage cons
   spill_->end += off_t(bytes.size());
 }
 
+// A spilled tile's bytes, read back from the scratch file.
+std::vector<unsigned char> SharedTileWriter::Spill::read(Entry const& entry) const {
+  std::vector<unsigned char> bytes(entry.size);
+  std::size_t done = 0;
+  while (done < entry.size) {
+    ssize_t const n = ::pread(fd, bytes.data() + done, entry.size - done, entry.at + off_t(done));
+    if (n < 0 && errno == EINTR) continue;
+    GIGASEG_REQUIRE(n > 0, ErrorKind::resource, file.path(),
+                    "cannot read back a tile: " + std::string(std::strerror(n == 0 ? EIO : errno)));
+    done += std::size_t(n);
+  }
+  return bytes;
+}
+
+bool SharedTileWriter::commit_in_place() {
+  // Rank 0's temporary file, which the other ranks open where they share the output's folder.
+  std::vector<unsigned char> named;
+  if (writer_) {
+    bool const ome = is_ome_tiff_name(path_);  // rank 0 makes the pyramid from the file: it writes them all
+    std::string const temp = ome ? std::string() : writer_->temp_path();
+    append_bytes(named, std::vector<char>(temp.begin(), temp.end()));
+  }
+  std::vector<char> const temp = ByteReader(group_->all_gather(named)[0]).values<char>();
+  struct Descriptor {
+    int fd = -1;
+    ~Descriptor() {
+      if (fd >= 0) ::close(fd);
+    }
+  } out;
+  if (!temp.empty() && !writer_) out.fd = ::open(std::string(temp.begin(), temp.end()).c_str(), O_WRONLY | O_CLOEXEC);
+  std::uint64_t missing = !temp.empty() && !writer_ && out.fd < 0 ? 1 : 0;
+  group_->sum(&missing, 1);
+  if (temp.empty() || missing > 0) return false;
+  index_t const tiles_across = writer_ ? writer_->tiles_across() : encoder_->tiles_across();
+  // Every rank's tiles and their sizes; rank 0 leaves room for the others' and says where.
+  std::vector<std::uint64_t> listed;
+  if (spill_)
+    for (Spill::Entry const& entry : spill_->entries)
+      listed.push_back(std::uint64_t(entry.tile)), listed.push_back(entry.size);
+  std::vector<unsigned char> bytes;
+  append_bytes(bytes, listed);
+  std::vector<std::vector<unsigned char>> const lists = group_->all_gather(bytes);
+  std::vector<std::uint64_t> placed;  // (tile, offset) of every reserved tile, from rank 0
+  collectively(group_, [&] {
+    if (!writer_) return;
+    for (int r = 1; r < group_->size(); ++r) {
+      std::vector<std::uint64_t> const theirs = ByteReader(lists[std::size_t(r)]).values<std::uint64_t>();
+      for (std::size_t k = 0; k + 1 < theirs.size(); k += 2)
+        writer_->reserve_tile(index_t(theirs[k]) % tiles_across, index_t(theirs[k]) / tiles_across, theirs[k + 1]);
+    }
+    for (int r = 1; r < group_->size(); ++r) {
+      std::vector<std::uint64_t> const theirs = ByteReader(lists[std::size_t(r)]).values<std::uint64_t>();
+      for (std::size_t k = 0; k + 1 < theirs.size(); k += 2)
+        placed.push_back(theirs[k]), placed.push_back(writer_->tile_offset(index_t(theirs[k]) % tiles_across,
+                                                                           index_t(theirs[k]) / tiles_across));
+    }
+  });
+  bytes.clear();
+  append_bytes(bytes, placed);
+  std::vector<std::uint64_t> const offsets = ByteReader(group_->all_gather(bytes)[0]).values<std::uint64_t>();
+  // Each rank copies its tiles from its scratch into their places and flushes them to disk before
+  // rank 0 writes the directory and renames the file.
+  collectively(group_, [&] {
+    if (writer_) return;
+    std::map<std::uint64_t, std::uint64_t> where;
+    for (std::size_t k = 0; k + 1 < offsets.size(); k += 2) where[offsets[k]] = offsets[k + 1];
+    for (Spill::Entry const& entry : spill_->entries) {
+      std::vector<unsigned char> const tile = spill_->read(entry);
+      off_t const at = off_t(where.at(std::uint64_t(entry.tile)));
+      std::size_t done = 0;
+      while (done < tile.size()) {
+        ssize_t const n = ::pwrite(out.fd, tile.data() + done, tile.size() - done, at + off_t(done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw_write_failure(path_, "cannot write a tile", n == 0 ? ENOSPC : errno);
+        done += std::size_t(n);
+      }
+    }
+    if (::fsync(out.fd) != 0) throw_write_failure(path_, "cannot flush the tiles", errno);
+  });
+  collectively(group_, [&] {
+    if (writer_) writer_->commit();
+  });
+  return true;
+}
+
 void SharedTileWriter::commit() {
   if (group_ == nullptr) return writer_->commit();
+  if (commit_in_place()) return;
   // Every rank but 0 sends one message per tile it owns (the tile's index and bytes, or -1 and
   // the reason it could not be read back), so that rank 0 receives as many as were promised
   // whatever failed; rank 0 writes them and then commits.
@@ -169,18 +259,12 @@ void SharedTileWriter::commit() {
     for (Spill::Entry const& entry : spill_->entries) {
       std::vector<unsigned char> message;
       std::int64_t tile = entry.tile;
-      std::vector<unsigned char> bytes(entry.size);
+      std::vector<unsigned char> bytes;
       if (!failed) {
-        std::size_t done = 0;
-        while (done < entry.size) {
-          ssize_t const n = ::pread(spill_->fd, bytes.data() + done, entry.size - done, entry.at + off_t(done));
-          if (n < 0 && errno == EINTR) continue;
-          if (n <= 0) {
-            failed = std::make_exception_ptr(Error(ErrorKind::resource, spill_->file.path(),
-                                                   "cannot read back a tile: " + std::string(std::strerror(errno))));
-            break;
-          }
-          done += std::size_t(n);
+        try {
+          bytes = spill_->read(entry);
+        } catch (...) {
+          failed = std::current_exception();
         }
       }
       if (failed) tile = -1, bytes.clear();

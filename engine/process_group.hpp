@@ -141,13 +141,17 @@ void collectively(ProcessGroup const* group, Work&& work) {
   agree(group, failed);
 }
 
-// A tiled output computed by the ranks of a group and written by rank 0 into one TIFF
-// (TiffTileWriter). Each rank writes the tiles it computed, any share of the grid, every tile by
-// one rank. Rank 0 writes its own as they come; the other ranks encode theirs
-// (TiffTileEncoder, on their writing threads) and keep the bytes in a scratch file of their own, so
-// that memory holds none of them; commit() sends them to rank 0, which writes them and commits
-// the file. Without a group (or with one rank) it is a TiffTileWriter. Nothing is left under
-// `path` unless every rank's tiles were written and commit() succeeded on rank 0.
+// A tiled output computed by the ranks of a group into one TIFF (TiffTileWriter on rank 0). Each
+// rank writes the tiles it computed, any share of the grid, every tile by one rank. Rank 0 writes
+// its own as they come; the other ranks encode theirs (TiffTileEncoder, on their writing threads)
+// and keep the bytes in a scratch file of their own, so that memory holds none of them. At
+// commit(), where every rank sees rank 0's temporary file (the output's folder is shared), rank 0
+// leaves room for the other ranks' tiles where one process would have written them
+// (TiffTileWriter::reserve_tile) and each rank copies its tiles there and flushes them: the file's
+// bytes are those of one process, and no rank's tiles pass through rank 0. Otherwise (a folder the
+// ranks do not share, an OME-TIFF whose pyramid rank 0 makes from the file) the tiles are sent to
+// rank 0, which writes them. Without a group (or with one rank) it is a TiffTileWriter. Nothing is
+// left under `path` unless every rank's tiles were written and commit() succeeded on rank 0.
 class SharedTileWriter {
  public:
   SharedTileWriter(ProcessGroup const* group, std::string const& path, index_t width, index_t height, PixelType type,
@@ -157,10 +161,13 @@ class SharedTileWriter {
   SharedTileWriter& operator=(SharedTileWriter const&) = delete;
   // As TiffTileWriter::write_tile, for a tile of this rank. Thread-safe.
   void write_tile(index_t column, index_t row, AnyHostImage const& pixels);
-  // Collective: the tiles meet on rank 0, which commits the file; agree()s on the outcome.
+  // Collective: the tiles meet in the file, which rank 0 commits; agree()s on the outcome.
   void commit();
 
  private:
+  // Each rank writes its tiles into rank 0's temporary file, where every rank can open it and the
+  // output is no OME-TIFF; false, having written nothing, otherwise.
+  bool commit_in_place();
   struct Spill;
   ProcessGroup const* group_;
   std::string path_;

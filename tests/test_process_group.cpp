@@ -24,6 +24,9 @@
 #include <set>
 #include <thread>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace gigaseg {
 namespace {
 
@@ -316,6 +319,37 @@ TEST(ProcessGroup, TilesInAnyOrderAndFromEveryRankMakeTheSameFile) {
     writer.commit();
   }
   EXPECT_EQ(bytes_of(in_order), bytes_of(encoded));
+  // Every third tile reserved and written into its place by another hand before the commit: the
+  // same file.
+  std::string const reserved = scratch_path("reserved.tif");
+  {
+    TiffTileWriter writer(reserved, width, height, PixelType::u32, tile, tile, options);
+    TiffTileEncoder const encoder(reserved, width, height, PixelType::u32, tile, tile, options);
+    std::vector<std::vector<unsigned char>> later(std::size_t(across * down));
+    for (index_t t = across * down - 1; t >= 0; --t) {  // in reverse: reserved tiles wait their turn too
+      index_t const c = t % across, r = t / across;
+      std::vector<unsigned char> bytes;
+      encoder.encode(c, r, tile_pixels(c, r, std::min(tile, width - c * tile), std::min(tile, height - r * tile)),
+                     bytes);
+      if (t % 3 == 1) {
+        writer.reserve_tile(c, r, bytes.size());
+        later[std::size_t(t)] = std::move(bytes);
+      } else {
+        writer.write_encoded_tile(c, r, bytes.data(), bytes.size());
+      }
+    }
+    int const fd = ::open(writer.temp_path().c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    for (index_t t = 0; t < across * down; ++t)
+      if (t % 3 == 1) {
+        auto const& bytes = later[std::size_t(t)];
+        ASSERT_EQ(::pwrite(fd, bytes.data(), bytes.size(), off_t(writer.tile_offset(t % across, t / across))),
+                  ssize_t(bytes.size()));
+      }
+    ::close(fd);
+    writer.commit();
+  }
+  EXPECT_EQ(bytes_of(in_order), bytes_of(reserved));
   // Three ranks, each writing its own tiles (in reverse), rank 0 committing: the same file, and
   // it decodes to the pixels.
   std::string const shared = scratch_path("shared.tif");
@@ -330,11 +364,31 @@ TEST(ProcessGroup, TilesInAnyOrderAndFromEveryRankMakeTheSameFile) {
     writer.commit();
   });
   EXPECT_EQ(bytes_of(in_order), bytes_of(shared));
+  // An OME-TIFF, whose pyramid rank 0 makes from the file: the tiles travel to rank 0 instead; the
+  // same file as one process writes.
+  std::string const ome = scratch_path("labels.ome.tif");  // one name: the OME-XML names the file
+  {
+    TiffTileWriter writer(ome, width, height, PixelType::u32, tile, tile, options);
+    for (index_t t = 0; t < across * down; ++t) write(writer, t);
+    writer.commit();
+  }
+  auto const one_process = bytes_of(ome);
+  std::filesystem::remove(ome);
+  on_ranks(3, [&](ProcessGroup const& group) {
+    detail::SharedTileWriter writer(&group, ome, width, height, PixelType::u32, tile, tile, options);
+    for (std::size_t t : detail::owned_tiles(std::size_t(across * down), &group)) {
+      index_t const c = index_t(t) % across, r = index_t(t) / across;
+      writer.write_tile(c, r, tile_pixels(c, r, std::min(tile, width - c * tile), std::min(tile, height - r * tile)));
+    }
+    writer.commit();
+  });
+  EXPECT_EQ(one_process, bytes_of(ome));
+  std::filesystem::remove(ome);
   AnyHostImage const image = read_image(shared);
   auto const& pixels = std::get<HostImage<std::uint32_t>>(image);
   EXPECT_EQ(pixels(169, 199), std::uint32_t(169 * 1000 + 199));
   EXPECT_EQ(pixels(17, 33), std::uint32_t(17 * 1000 + 33));
-  for (auto const& path : {in_order, reversed, encoded, shared}) std::filesystem::remove(path);
+  for (auto const& path : {in_order, reversed, encoded, reserved, shared}) std::filesystem::remove(path);
 }
 
 TEST(ProcessGroup, AFailedRankLeavesNoOutputAndNoScratch) {

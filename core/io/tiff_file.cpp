@@ -99,6 +99,9 @@ std::string with_detail(std::string const& what) {
   return tiff_message[0] != '\0' ? what + " (" + tiff_detail() + ")" : what;
 }
 
+// The marker of a reserved tile's bytes (TiffTileWriter::reserve_tile): write_proc leaves room.
+unsigned char reserved_tile_bytes[1];
+
 namespace {
 
 // The file procedures of a TIFF opened for writing (libtiff's tif_unix.c, with writes cut into
@@ -117,6 +120,15 @@ tmsize_t read_proc(thandle_t handle, void* data, tmsize_t size) {
   return tmsize_t(done);
 }
 tmsize_t write_proc(thandle_t handle, void* data, tmsize_t size) {
+  if (data == detail::reserved_tile_bytes) {
+    // A reserved tile (TiffTileWriter::reserve_tile): the file grows past it, its bytes unwritten
+    // (a hole another process fills), so libtiff places what follows where it would have.
+    off_t const at = ::lseek(descriptor(handle), 0, SEEK_CUR);
+    if (at < 0 || ::ftruncate(descriptor(handle), at + off_t(size)) != 0 ||
+        ::lseek(descriptor(handle), at + off_t(size), SEEK_SET) < 0)
+      return -1;
+    return size;
+  }
   std::size_t done = 0;
   while (done < std::size_t(size)) {
     ssize_t const n = ::write(descriptor(handle), static_cast<char const*>(data) + done,
@@ -736,8 +748,12 @@ struct TiffTileWriter::State {
   std::mutex mutex;
   std::vector<bool> written;
   std::size_t count = 0;
-  std::size_t next = 0;                                       // the tile the file takes next
-  std::map<std::size_t, std::vector<unsigned char>> waiting;  // tiles that came before their turn
+  std::size_t next = 0;  // the tile the file takes next
+  struct Waiting {       // a tile that came before its turn
+    std::vector<unsigned char> bytes;
+    std::size_t reserved = 0;  // a reserved tile's size (its bytes are not here)
+  };
+  std::map<std::size_t, Waiting> waiting;
   State(std::string const& path, WriteOptions const& o) : output(path), options(o) {}
 };
 
@@ -772,6 +788,27 @@ void TiffTileWriter::write_tile(index_t column, index_t row, AnyHostImage const&
 }
 
 void TiffTileWriter::write_encoded_tile(index_t column, index_t row, unsigned char const* data, std::size_t size) {
+  store_tile(column, row, data, size, false);
+}
+
+void TiffTileWriter::reserve_tile(index_t column, index_t row, std::size_t size) {
+  store_tile(column, row, nullptr, size, true);
+}
+
+std::uint64_t TiffTileWriter::tile_offset(index_t column, index_t row) const {
+  GIGASEG_REQUIRE(state_ != nullptr, ErrorKind::usage, path_, "tile_offset after commit");
+  std::size_t const index = std::size_t(row * tiles_across() + column);
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  GIGASEG_REQUIRE(column >= 0 && row >= 0 && column < tiles_across() && row < tiles_down() && index < state_->next,
+                  ErrorKind::usage, path_,
+                  "tile " + std::to_string(column) + "," + std::to_string(row) + " is not in the file yet");
+  return TIFFGetStrileOffset(state_->out.tif.get(), std::uint32_t(index));
+}
+
+std::string const& TiffTileWriter::temp_path() const noexcept { return state_->output.temp_path(); }
+
+void TiffTileWriter::store_tile(index_t column, index_t row, unsigned char const* data, std::size_t size,
+                                bool reserved) {
   GIGASEG_REQUIRE(state_ != nullptr, ErrorKind::usage, path_, "write_tile after commit");
   GIGASEG_REQUIRE(column >= 0 && row >= 0 && column < tiles_across() && row < tiles_down(), ErrorKind::usage, path_,
                   "tile " + std::to_string(column) + "," + std::to_string(row) + " is outside the " +
@@ -783,23 +820,33 @@ void TiffTileWriter::write_encoded_tile(index_t column, index_t row, unsigned ch
   state_->written[index] = true;
   ++state_->count;
   if (index != state_->next) {  // it waits for those before it
-    state_->waiting.emplace(index, std::vector<unsigned char>(data, data + size));
+    State::Waiting& w = state_->waiting[index];
+    if (reserved)
+      w.reserved = size;
+    else
+      w.bytes.assign(data, data + size);
     return;
   }
   detail::HandlerScope handlers;
-  // libtiff reads the buffer only; its API takes it as void*.
+  // libtiff reads the buffer only; its API takes it as void*. A reserved tile's "bytes" are the
+  // marker write_proc knows.
   auto store = [&](std::size_t tile, unsigned char const* bytes, std::size_t n) {
     errno = 0;
-    if (TIFFWriteRawTile(state_->out.tif.get(), ttile_t(tile), const_cast<unsigned char*>(bytes), tmsize_t(n)) !=
-        tmsize_t(n))
+    void* const buffer = bytes != nullptr ? const_cast<unsigned char*>(bytes) : detail::reserved_tile_bytes;
+    if (TIFFWriteRawTile(state_->out.tif.get(), ttile_t(tile), buffer, tmsize_t(n)) != tmsize_t(n))
       detail::fail_write(path_, "cannot write tile " + std::to_string(index_t(tile) % tiles_across()) + "," +
                                     std::to_string(index_t(tile) / tiles_across()));
     state_->next = tile + 1;
   };
-  store(index, data, size);
+  store(index, reserved ? nullptr : data, size);
   for (auto first = state_->waiting.begin(); first != state_->waiting.end() && first->first == state_->next;
-       first = state_->waiting.erase(first))
-    store(first->first, first->second.data(), first->second.size());
+       first = state_->waiting.erase(first)) {
+    State::Waiting const& w = first->second;
+    if (w.bytes.empty() && w.reserved > 0)
+      store(first->first, nullptr, w.reserved);
+    else
+      store(first->first, w.bytes.data(), w.bytes.size());
+  }
 }
 
 void TiffTileWriter::commit() {

@@ -37,4 +37,8 @@ TIFF* open_tiff_for_writing(std::string const& path, char const* mode);
 // `what`, with this thread's last libtiff message in parentheses.
 std::string with_detail(std::string const& what);
 
+// The marker of a reserved tile's bytes, passed to libtiff as its data: the writing procedures
+// leave room for the tile instead of writing (TiffTileWriter::reserve_tile).
+extern unsigned char reserved_tile_bytes[1];
+
 }  // namespace gigaseg::detail

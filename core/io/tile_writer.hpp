@@ -4,6 +4,7 @@
 #include "gigaseg/core/io/image_file.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,12 +71,22 @@ class TiffTileWriter {
   void write_tile(index_t column, index_t row, AnyHostImage const& pixels);
   // Stores tile (column, row) as an encoder of the same size, type and options made it.
   void write_encoded_tile(index_t column, index_t row, unsigned char const* data, std::size_t size);
+  // Leaves room for tile (column, row) of `size` encoded bytes where the file would hold it, for
+  // another process to write there (at tile_offset, into temp_path) before commit(): the file's
+  // bytes are then those of writing the tile here. The tile counts as written.
+  void reserve_tile(index_t column, index_t row, std::size_t size);
+  // Where tile (column, row) starts in the file, once the tiles before it are in (every tile is,
+  // once each was written or reserved). Error(usage) before that.
+  std::uint64_t tile_offset(index_t column, index_t row) const;
+  // The temporary file being written, renamed to the output's path by commit().
+  std::string const& temp_path() const noexcept;
 
   // Checks that every tile was written, writes the directory, flushes the file to disk and
   // renames it to `path`.
   void commit();
 
  private:
+  void store_tile(index_t column, index_t row, unsigned char const* data, std::size_t size, bool reserved);
   struct State;
   std::string path_;
   TiffTileEncoder encoder_;
