@@ -4,10 +4,11 @@
 // The drivers of engine/tiled.hpp take an optional group (TiledOptions::group). With one, each rank
 // computes its own share of the tiles (owned_tiles: a run of whole tiles in raster order, so that
 // a rank reads neighbouring blocks of the file), the passes meet where the image's global state is
-// made (the histogram summed over the ranks, the labelling's tile edges and sums gathered so that
-// every rank joins them alike), and rank 0 writes the one output file from the tiles every rank
-// encoded (SharedTileWriter). The result is the single process's, byte for byte. The transport is
-// the group's: engine/mpi/mpi_group.hpp wraps an MPI communicator; nothing here needs MPI.
+// made (the histogram summed over the ranks, the labelling's tile edges gathered and the joins
+// across them shared so that every rank numbers the components alike), and the ranks' encoded
+// tiles make one output file (SharedTileWriter: each rank writes its own into it where the ranks
+// share its folder). The result is the single process's, byte for byte. The transport is the
+// group's: engine/mpi/mpi_group.hpp wraps an MPI communicator; nothing here needs MPI.
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/image.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
