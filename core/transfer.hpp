@@ -113,10 +113,12 @@ ImageView<std::remove_const_t<T>, MemorySpace> clone(ExecSpace const& space, Ima
   if constexpr (std::is_same<MemorySpace, Kokkos::HostSpace>::value && !detail::host_accessible<SrcSpace>) {
 #ifdef KOKKOS_ENABLE_CUDA
     // A staged download writes the pages on every thread itself.
-    if (!(std::is_same<ExecSpace, Kokkos::Cuda>::value &&
-          src.width() * index_t(sizeof(T)) * src.height() >= cuda::staged_copy_min_bytes))
+    if constexpr (std::is_same<ExecSpace, Kokkos::Cuda>::value)
+      if (cuda::staged_copy_2d(space, out.data(), out.pitch_bytes(), src.data(), src.pitch_bytes(),
+                               src.width() * index_t(sizeof(T)), src.height(), true))
+        return out;
 #endif
-      detail::first_touch(out);
+    detail::first_touch(out);
   }
   copy(space, out, src);
   space.fence();

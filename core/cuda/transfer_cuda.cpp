@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 #include <mutex>
 
 namespace gigaseg::cuda {
@@ -20,11 +21,13 @@ namespace {
 
 constexpr std::size_t staging_bytes = std::size_t(16) << 20;  // each of the two pinned blocks
 
-// The two pinned blocks of staged copies, made on first use and kept until release_staging(); one
-// copy uses them at a time (another copy meanwhile goes the plain way).
+// The two pinned blocks of staged copies, made on first use (for the GPU current then) and kept
+// until release_staging(); one copy uses them at a time (another copy meanwhile, or a copy for
+// another GPU, goes the plain way).
 struct Staging {
   std::mutex busy;
   std::mutex made;  // guards the blocks' creation and release
+  int device = -1;  // the GPU the events belong to
   void* block[2] = {nullptr, nullptr};
   cudaEvent_t done[2] = {nullptr, nullptr};  // the last DMA of each block
 };
@@ -57,17 +60,36 @@ bool staged_copy_2d(Kokkos::Cuda const& space, void* dst, index_t dst_pitch, voi
                     index_t row_bytes, index_t rows, bool to_host) {
   if (row_bytes * rows < staged_copy_min_bytes || row_bytes > index_t(staging_bytes)) return false;
   if (!pageable(to_host ? dst : src)) return false;  // pinned memory: the DMA reaches it directly
+  // The events are recorded on the space's stream: the calling thread's GPU must be the space's.
+  int current = -1;
+  if (cudaGetDevice(&current) != cudaSuccess || current != space.cuda_device()) return false;
   Staging& s = staging();
   std::unique_lock<std::mutex> use(s.busy, std::try_to_lock);
   if (!use.owns_lock()) return false;
   {
     std::lock_guard<std::mutex> lock(s.made);
+    if (s.device >= 0 && s.device != current) return false;
+    s.device = current;
     for (int b = 0; b < 2; ++b) {
       if (s.block[b] == nullptr) GIGASEG_CUDA_CHECK(cudaMallocHost(&s.block[b], staging_bytes));
       if (s.done[b] == nullptr) GIGASEG_CUDA_CHECK(cudaEventCreateWithFlags(&s.done[b], cudaEventDisableTiming));
     }
   }
+  // A copy that failed midway may have left a transfer running on a block: none is used before its
+  // last transfer is done, and on the way out nothing is left running on either.
+  for (int b = 0; b < 2; ++b) GIGASEG_CUDA_CHECK(cudaEventSynchronize(s.done[b]));
+  struct Settle {
+    Staging& s;
+    cudaStream_t stream;
+    ~Settle() {
+      if (!std::uncaught_exceptions()) return;
+      (void)cudaStreamSynchronize(stream);
+      for (int b = 0; b < 2; ++b) (void)cudaEventSynchronize(s.done[b]);
+      (void)cudaGetLastError();
+    }
+  };
   cudaStream_t const stream = space.cuda_stream();
+  Settle const settle{s, stream};
   index_t const band = index_t(staging_bytes) / row_bytes;  // rows a block holds, packed
   index_t const bands = (rows + band - 1) / band;
   auto rows_of = [&](index_t k) { return std::min(band, rows - k * band); };
@@ -118,6 +140,7 @@ void release_staging() noexcept {
     s.block[b] = nullptr;
     s.done[b] = nullptr;
   }
+  s.device = -1;
 }
 
 }  // namespace gigaseg::cuda

@@ -166,8 +166,13 @@ void start_writeback(int fd, std::uint64_t end, std::uint64_t written) noexcept 
 }
 
 void start_writeback(std::FILE* file, std::uint64_t written) noexcept {
-  off_t const end = ::ftello(file);
-  if (end > 0) start_writeback(::fileno(file), std::uint64_t(end), written);
+  off_t const end = ::ftello(file);  // the stream's position: its buffered bytes included
+  if (end <= 0 || writeback_range(std::uint64_t(end), written).length == 0) return;
+  // The completed blocks' last bytes may still be in the stream's buffer: they reach the file
+  // first, so that no page is written again once its writeback started (a failure is the writes'
+  // to report).
+  if (std::fflush(file) != 0) return;
+  start_writeback(::fileno(file), std::uint64_t(end), written);
 }
 
 void write_text_file(std::string const& path, std::string const& contents) {

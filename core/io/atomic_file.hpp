@@ -69,7 +69,8 @@ constexpr ByteRange writeback_range(std::uint64_t end, std::uint64_t written) no
   return last > first ? ByteRange{first * writeback_block, (last - first) * writeback_block} : ByteRange{};
 }
 void start_writeback(int fd, std::uint64_t end, std::uint64_t written) noexcept;
-// The same for a stdio stream, after an fwrite of `written` bytes (its position is the end).
+// The same for a stdio stream, after an fwrite of `written` bytes (its position is the end): the
+// stream is flushed first when a block is completed, so that the block is all in the file.
 void start_writeback(std::FILE* file, std::uint64_t written) noexcept;
 
 // Writes `contents` to `path` atomically (CSV tables, JSON reports).

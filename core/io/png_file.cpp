@@ -182,7 +182,7 @@ void sink_write(png_structp png, png_bytep data, size_t length) {
     return;
   }
   sink->bytes += length;
-  start_writeback(::fileno(sink->file), sink->bytes, length);
+  if (writeback_range(sink->bytes, length).length > 0) start_writeback(sink->file, length);
 }
 void sink_flush(png_structp) {}
 

@@ -189,7 +189,6 @@ void write_pnm(std::string const& temp_path, std::string const& path, AnyHostIma
   bool ok = std::fprintf(file.get(), "%s\n%lld %lld\n%d\n", colour ? "P6" : "P5", (long long)w, (long long)h,
                          type == PixelType::u16 ? 65535 : 255) > 0;
   std::vector<unsigned char> row_bytes(std::size_t(w) * (type == PixelType::u8 ? 1 : type == PixelType::u16 ? 2 : 3));
-  std::uint64_t written = 0;  // the rows' bytes so far (the header's few are left out)
   for (index_t y = 0; y < h && ok; ++y) {
     std::visit(
         [&](auto const& view) {
@@ -206,8 +205,7 @@ void write_pnm(std::string const& temp_path, std::string const& path, AnyHostIma
         },
         image);
     ok = std::fwrite(row_bytes.data(), 1, row_bytes.size(), file.get()) == row_bytes.size();
-    written += row_bytes.size();
-    if (ok) start_writeback(::fileno(file.get()), written, row_bytes.size());
+    if (ok) start_writeback(file.get(), row_bytes.size());
   }
   int const write_errno = errno;
   bool const closed = std::fclose(file.release()) == 0;

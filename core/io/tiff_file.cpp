@@ -836,6 +836,12 @@ void TiffTileWriter::store_tile(index_t column, index_t row, unsigned char const
     if (TIFFWriteRawTile(state_->out.tif.get(), ttile_t(tile), buffer, tmsize_t(n)) != tmsize_t(n))
       detail::fail_write(path_, "cannot write tile " + std::to_string(index_t(tile) % tiles_across()) + "," +
                                     std::to_string(index_t(tile) / tiles_across()));
+    if (bytes == nullptr) {  // libtiff handed the marker over whole: the room left is where the tile starts
+      int const fd = int(reinterpret_cast<std::intptr_t>(TIFFClientdata(state_->out.tif.get())));
+      GIGASEG_REQUIRE(TIFFGetStrileOffset(state_->out.tif.get(), std::uint32_t(tile)) + n ==
+                          std::uint64_t(::lseek(fd, 0, SEEK_CUR)),
+                      ErrorKind::internal, path_, "libtiff placed a reserved tile where no room was left for it");
+    }
     state_->next = tile + 1;
   };
   store(index, reserved ? nullptr : data, size);
