@@ -202,17 +202,17 @@ bool SharedTileWriter::commit_in_place() {
   std::vector<std::uint64_t> placed;  // (tile, offset) of every reserved tile, from rank 0
   collectively(group_, [&] {
     if (!writer_) return;
+    std::vector<std::uint64_t> others;  // (tile, size) of every other rank's tile
     for (int r = 1; r < group_->size(); ++r) {
       std::vector<std::uint64_t> const theirs = ByteReader(lists[std::size_t(r)]).values<std::uint64_t>();
-      for (std::size_t k = 0; k + 1 < theirs.size(); k += 2)
-        writer_->reserve_tile(index_t(theirs[k]) % tiles_across, index_t(theirs[k]) / tiles_across, theirs[k + 1]);
+      others.insert(others.end(), theirs.begin(), theirs.end());
     }
-    for (int r = 1; r < group_->size(); ++r) {
-      std::vector<std::uint64_t> const theirs = ByteReader(lists[std::size_t(r)]).values<std::uint64_t>();
-      for (std::size_t k = 0; k + 1 < theirs.size(); k += 2)
-        placed.push_back(theirs[k]), placed.push_back(writer_->tile_offset(index_t(theirs[k]) % tiles_across,
-                                                                           index_t(theirs[k]) / tiles_across));
-    }
+    for (std::size_t k = 0; k + 1 < others.size(); k += 2)
+      writer_->reserve_tile(index_t(others[k]) % tiles_across, index_t(others[k]) / tiles_across, others[k + 1]);
+    // Every tile is in the file now (written or reserved): each has its offset.
+    for (std::size_t k = 0; k + 1 < others.size(); k += 2)
+      placed.push_back(others[k]),
+          placed.push_back(writer_->tile_offset(index_t(others[k]) % tiles_across, index_t(others[k]) / tiles_across));
   });
   bytes.clear();
   append_bytes(bytes, placed);
