@@ -1,6 +1,10 @@
+// The host side of algorithms/kmeans.hpp: Lab's tables, the parameters' checks, the result, and
+// the KMeansModel's steps (k-means++ and the update run on the host's execution space).
 #include "gigaseg/algorithms/detail/kmeans_features.hpp"
+#include "gigaseg/algorithms/detail/kmeans_impl.hpp"
 
 #include <cmath>
+#include <string>
 
 namespace gigaseg::detail {
 
@@ -32,3 +36,117 @@ LabMatrix lab_matrix() {
 }
 
 }  // namespace gigaseg::detail
+
+namespace gigaseg {
+namespace detail {
+
+void require_kmeans_params(KMeansParams const& params) {
+  GIGASEG_REQUIRE(params.k >= 1 && params.k <= max_clusters, ErrorKind::usage, "KMeansParams::k",
+                  "must be between 1 and " + std::to_string(max_clusters));
+  // Bounded by what they can mean: Lloyd's iterations settle within tens of steps on images, and
+  // restarts past a hundred no longer change the best inertia found.
+  GIGASEG_REQUIRE(
+      params.iterations >= 1 && params.iterations <= max_kmeans_iterations, ErrorKind::usage,
+      "KMeansParams::iterations",
+      "must be 1 to " + std::to_string(max_kmeans_iterations) + ", not " + std::to_string(params.iterations));
+  GIGASEG_REQUIRE(params.tolerance >= 0 && std::isfinite(params.tolerance), ErrorKind::usage, "KMeansParams::tolerance",
+                  "must be a finite number, 0 or more");
+  GIGASEG_REQUIRE(params.attempts >= 1 && params.attempts <= max_kmeans_attempts, ErrorKind::usage,
+                  "KMeansParams::attempts",
+                  "must be 1 to " + std::to_string(max_kmeans_attempts) + ", not " + std::to_string(params.attempts));
+}
+
+KMeansResult kmeans_result(KMeansParams const& params, std::uint64_t const* state, int const* centres, int attempt) {
+  int const k = params.k;
+  KMeansState const layout{k};
+  KMeansResult result;
+  result.channels = params.space == FeatureSpace::gray ? 1 : 3;
+  result.iterations = int(state[layout.iterations()]);
+  result.inertia = double(state[layout.inertia()]) / 65536.0;
+  result.attempt = attempt;
+  result.centres.resize(std::size_t(k));
+  for (int c = 0; c < k; ++c)
+    result.centres[std::size_t(centres[3 * k + c])] = {centres[3 * c] / 256.0, centres[3 * c + 1] / 256.0,
+                                                       centres[3 * c + 2] / 256.0};
+  return result;
+}
+
+}  // namespace detail
+
+namespace {
+using Host = Kokkos::DefaultHostExecutionSpace;
+template <class T>
+using HostWords = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+}  // namespace
+
+bool KMeansModel::done() const {
+  detail::KMeansState const layout{params.k};
+  return state[std::size_t(layout.converged())] != 0 ||
+         state[std::size_t(layout.iterations())] >= std::uint64_t(params.iterations);
+}
+
+KMeansResult KMeansModel::result(std::uint64_t inertia) const {
+  GIGASEG_REQUIRE(done(), ErrorKind::usage, "KMeansModel::result", "the model still has update steps to run");
+  std::vector<std::uint64_t> final_state = state;
+  final_state[std::size_t(detail::KMeansState{params.k}.inertia())] = inertia;
+  return detail::kmeans_result(params, final_state.data(), centres.data(), attempt);
+}
+
+KMeansModel kmeans_model(KMeansParams const& params, index_t width, index_t height, int attempt) {
+  detail::require_kmeans_params(params);
+  GIGASEG_REQUIRE(width > 0 && height > 0, ErrorKind::input, "kmeans", "empty image");
+  GIGASEG_REQUIRE(attempt >= 0 && attempt < params.attempts, ErrorKind::usage, "kmeans_model(attempt)",
+                  "must be 0 to KMeansParams::attempts - 1");
+  KMeansModel model;
+  model.params = params;
+  model.attempt = attempt;
+  model.seed = detail::kmeans_attempt_seed(params.seed, attempt);
+  model.width = width;
+  model.height = height;
+  std::uint64_t const pixels = std::uint64_t(width) * std::uint64_t(height);
+  int const samples = detail::kmeans_sample_count(index_t(pixels), params);
+  model.sample_pixels.resize(std::size_t(samples));
+  for (int i = 0; i < samples; ++i)
+    model.sample_pixels[std::size_t(i)] = index_t(detail::kmeans_random(model.seed, 0, std::uint64_t(i)) % pixels);
+  model.sample.resize(std::size_t(samples));
+  model.centres.assign(4 * std::size_t(params.k), 0);
+  model.state.assign(std::size_t(detail::KMeansState{params.k}.size()), 0);
+  return model;
+}
+
+void kmeans_initialise(KMeansModel& model) {
+  GIGASEG_REQUIRE(model.sample.size() == model.sample_pixels.size() && !model.sample.empty(), ErrorKind::usage,
+                  "kmeans_initialise", "the model's sample is not filled");
+  int const n = int(model.sample.size());
+  detail::FeatureMap const features{model.params.space, detail::lab_tables().data(), detail::lab_matrix()};
+  std::vector<int> sample(3 * static_cast<std::size_t>(n)), nearest(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    int f[3];
+    features(model.sample[std::size_t(i)], f);
+    for (int c = 0; c < 3; ++c) sample[std::size_t(c) * std::size_t(n) + std::size_t(i)] = f[c];
+  }
+  Host const host;
+  detail::kmeans_initialise(host, sample.data(), nearest.data(), n, model.centres.data(), model.state.data(),
+                            model.params.k, model.seed);
+  host.fence();
+}
+
+void kmeans_update(KMeansModel& model, std::vector<std::uint64_t> const& sums) {
+  int const k = model.params.k;
+  detail::KMeansState const layout{k};
+  GIGASEG_REQUIRE(sums.size() == kmeans_sums_size(k), ErrorKind::usage, "kmeans_update(sums)",
+                  "must hold kmeans_sums_size(k) words");
+  if (model.done()) return;
+  std::copy(sums.begin(), sums.end(), model.state.begin() + layout.sums());
+  Host const host;
+  HostWords<int> const centres(model.centres.data(), model.centres.size());
+  HostWords<std::uint64_t> const state(model.state.data(), model.state.size());
+  detail::kmeans_update(host, centres, state, k, detail::kmeans_limit(model.params.tolerance));
+  host.fence();
+  if (model.done()) {
+    detail::kmeans_rank(host, centres, k, model.params.space == FeatureSpace::rgb);
+    host.fence();
+  }
+}
+
+}  // namespace gigaseg

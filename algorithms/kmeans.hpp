@@ -23,6 +23,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <vector>
 
 namespace gigaseg {
 
@@ -37,7 +38,61 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
 template <class ExecSpace>
 Path kmeans_path(Path requested);
 
+// K-means of an image seen in parts: the tiles of an image larger than memory (engine/tiled.hpp),
+// the shares of several processes. The centres, inertia and labels equal kmeans()'s on the whole
+// image: every step is kmeans()'s own (the sample drawn by the same counters over the whole image's
+// raster indices, k-means++ on it, the update), and the passes' sums are integers, which add up
+// alike in any order and grouping. One attempt at a time, the host holding the model:
+//   KMeansModel model = kmeans_model(params, width, height, attempt);
+//   model.sample[i] = the pixel at raster index model.sample_pixels[i], for every i;
+//   kmeans_initialise(model);
+//   while (!model.done()) {
+//     std::vector<std::uint64_t> sums(kmeans_sums_size(k));   // zero
+//     kmeans_add_sums(space, part, model, sums) for every part;
+//     kmeans_update(model, sums);
+//   }
+//   kmeans_assign(space, part, model, labels) for every part: its labels and share of the inertia;
+//   model.result(sum of the shares).
+// kmeans() runs attempts 0 .. params.attempts - 1 this way and keeps the least inertia (the earlier
+// attempt on a tie).
+struct KMeansModel {
+  KMeansParams params;
+  int attempt = 0;
+  std::uint64_t seed = 0;  // the attempt's
+  index_t width = 0, height = 0;
+  std::vector<index_t> sample_pixels;  // raster indices (y * width + x) of the sample, in draw order
+  std::vector<Rgb8> sample;            // their pixels, filled by the caller
+  std::vector<int> centres;            // 3k fixed point (1/256 feature unit), then the k ranks (once done)
+  std::vector<std::uint64_t> state;    // detail::KMeansState's layout: norms, sums, inertia, flag, steps
+
+  bool done() const;  // converged within the tolerance, or params.iterations update steps run
+  // The run's result once done, with the parts' inertia (1/65536 feature units^2) summed.
+  KMeansResult result(std::uint64_t inertia) const;
+};
+
+// The model of attempt `attempt` (0 .. params.attempts - 1) for a width x height image: its seed
+// and sample indices. Error(usage) for parameters kmeans() refuses, Error(input) for an empty image.
+KMeansModel kmeans_model(KMeansParams const& params, index_t width, index_t height, int attempt = 0);
+// k-means++ on model.sample, on the host: the initial centres kmeans() takes.
+void kmeans_initialise(KMeansModel& model);
+// The words of a pass's sums: four per cluster (feature sums, count), then the inertia.
+inline std::size_t kmeans_sums_size(int k) { return 4 * std::size_t(k) + 1; }
+// One update step from the sums of every part (kmeans_sums_size words); ranks the centres once done.
+void kmeans_update(KMeansModel& model, std::vector<std::uint64_t> const& sums);
+
+// The members of `part` summed into `sums` (kmeans_sums_size words, added to): one part's share of
+// an update pass with the model's current centres.
+template <class ExecSpace>
+void kmeans_add_sums(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& part,
+                     KMeansModel const& model, std::vector<std::uint64_t>& sums);
+// labels(y, x) = the rank of the pixel's nearest final centre (done models only); returns the
+// part's share of the inertia (1/65536 feature units^2). Fences `space`.
+template <class ExecSpace>
+std::uint64_t kmeans_assign(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& part,
+                            KMeansModel const& model,
+                            ImageView<std::uint8_t, typename ExecSpace::memory_space> const& labels);
+
 // Defined in the library (algorithms/detail/kmeans_impl.hpp) for every enabled execution space
-// (backends/instantiate/kmeans.cpp); the tuned passes are backends/openmp/kmeans_openmp.cpp and
-// backends/cuda/kmeans_cuda.cpp.
+// (backends/instantiate/kmeans.cpp; the model's host steps in algorithms/kmeans.cpp); the tuned passes are
+// backends/openmp/kmeans_openmp.cpp and backends/cuda/kmeans_cuda.cpp.
 }  // namespace gigaseg

@@ -15,7 +15,9 @@
 // the command line sets them, or GLIBC_TUNABLES=glibc.malloc.mmap_max=0).
 #include "gigaseg/algorithms/label_types.hpp"
 #include "gigaseg/algorithms/markers_types.hpp"
+#include "gigaseg/algorithms/kmeans.hpp"
 #include "gigaseg/algorithms/pipelines/cells.hpp"
+#include "gigaseg/algorithms/pipelines/kmeans_segment.hpp"
 #include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
 #include "gigaseg/algorithms/watershed_types.hpp"
@@ -406,6 +408,39 @@ struct TiledCellsResult {
 TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::string const& input,
                                      std::string const& output, CellsParams const& params = {},
                                      TiledOptions const& options = {});
+
+struct TiledKMeansFit {
+  KMeansModel model;                        // the winning attempt's, done
+  KMeansResult clusters;                    // as kmeans() on the whole image returns them
+  std::vector<std::uint64_t> class_pixels;  // pixels of each class (label order), k of them
+  TiledReport report;
+};
+
+// kmeans() (algorithms/kmeans.hpp) of a TIFF (8-bit RGB, or gray taken as R = G = B) read tile by
+// tile: the same centres, iterations, inertia and attempt as on the whole image, through
+// KMeansModel. Each attempt is a pass that gathers the sample's pixels, one pass over the tiles per
+// update step (their sums added, on a group of ranks summed over the ranks), and a last pass for
+// the labels' inertia and the classes' pixel counts; the tiles computed on the backend the context
+// picks for them. No output is written: an image larger than memory costs reads, not disk.
+TiledKMeansFit kmeans_fit_tiled(ExecutionContext const& context, std::string const& input, KMeansParams const& params,
+                                TiledOptions const& options = {});
+
+struct TiledKMeansResult {
+  KMeansResult clusters;
+  int object_class = 0;
+  index_t components = 0;
+  std::vector<RegionStats> regions;
+  TiledReport report;
+};
+
+// The `kmeans` pipeline (algorithms/pipelines/kmeans_segment.hpp) on a TIFF (8-bit RGB or gray)
+// tile by tile, equal, label for label and statistic for statistic, to segment_kmeans() on the
+// whole image: kmeans_fit_tiled, the object class from its class counts as in memory, then
+// label_tiled's two passes on each tile's mask of that class (its classes assigned again from the
+// final centres), the statistics against the tile's BT.601 gray.
+TiledKMeansResult segment_kmeans_tiled(ExecutionContext const& context, std::string const& input,
+                                       std::string const& output, KMeansSegmentParams const& params = {},
+                                       TiledOptions const& options = {});
 
 struct TiledNucleiResult {
   int threshold = 0;

@@ -698,4 +698,59 @@ TiledNucleiResult segment_nuclei_tiled(ExecutionContext const& context, std::str
   return result;
 }
 
+TiledKMeansResult segment_kmeans_tiled(ExecutionContext const& context, std::string const& input,
+                                       std::string const& output, KMeansSegmentParams const& params,
+                                       TiledOptions const& options) {
+  int const k = params.kmeans.k;
+  GIGASEG_REQUIRE(params.object_class < k, ErrorKind::usage, "KMeansSegmentParams::object_class",
+                  "the object class must be below k = " + std::to_string(k));
+  // The clustering's passes, then the labelling's two; progress counts the clustering's as many as
+  // it can take (it may converge sooner).
+  index_t const fit_passes = index_t(params.kmeans.attempts) * (index_t(params.kmeans.iterations) + 2);
+  TiledOptions first = options;
+  first.progress = options.progress ? std::function<void(index_t, index_t)>([&](index_t done, index_t all) {
+    options.progress(done, all / fit_passes * (fit_passes + 2));
+  })
+                                    : nullptr;
+  TiledKMeansFit fit = kmeans_fit_tiled(context, input, params.kmeans, first);
+  TiledKMeansResult result;
+  result.object_class = params.object_class >= 0
+                            ? params.object_class
+                            : pipeline::kmeans_object_class(params.foreground, fit.class_pixels[0],
+                                                            fit.class_pixels[std::size_t(k - 1)], k);
+  result.clusters = fit.clusters;
+  // The labelling: each tile's classes from the final centres, the mask of the object class, its
+  // components, statistics against the gray.
+  int const object = result.object_class;
+  KMeansModel const& model = fit.model;
+  auto prepare = [&](auto const& space, detail::TileLanes& lanes, InputImage const& tile, auto&& use) {
+    using Space = std::decay_t<decltype(space)>;
+    using Memory = typename Space::memory_space;
+    auto const* colour = std::get_if<HostImage<Rgb8>>(&tile.pixels);  // gray: R = G = B, as in memory
+    ImageView<Rgb8 const, Memory> const rgb =
+        colour != nullptr ? lanes.upload(space, *colour, tile.memory)
+                          : lanes.upload(space, rgb8_of(tile.pixels, input, "the kmeans pipeline"));
+    ScratchImage<std::uint8_t, Space> const classes(space, "gigaseg::tiled::classes", rgb.width(), rgb.height());
+    kmeans_assign(space, rgb, model, classes.view());
+    ScratchImage<std::uint8_t, Space> const mask(space, "gigaseg::tiled::mask", rgb.width(), rgb.height());
+    pipeline::class_mask(space, ImageView<std::uint8_t const, Memory>(classes.view()), mask.view(), object);
+    ScratchImage<std::uint8_t, Space> const gray(space, "gigaseg::tiled::gray", rgb.width(), rgb.height());
+    rgb_to_gray(space, rgb, gray.view());
+    use(ImageView<std::uint8_t const, Memory>(mask.view()), ImageView<std::uint8_t const, Memory>(gray.view()));
+  };
+  LabelParams label_params;
+  label_params.connectivity = params.connectivity;
+  TiledLabelResult labelled = label_tiles(context, input, output, label_params, true, options, prepare, fit_passes);
+  result.components = labelled.components;
+  result.regions = std::move(labelled.regions);
+  result.report = labelled.report;
+  result.report.passes = fit.report.passes + 2;  // label_tiles counted the most the clustering could take
+  result.report.pixel_bytes_read += fit.report.pixel_bytes_read;
+  result.report.peak_tile_bytes = std::max(result.report.peak_tile_bytes, fit.report.peak_tile_bytes);
+  result.report.peak_device_bytes = std::max(result.report.peak_device_bytes, fit.report.peak_device_bytes);
+  result.report.seconds.read += fit.report.seconds.read;
+  result.report.seconds.compute += fit.report.seconds.compute;
+  return result;
+}
+
 }  // namespace gigaseg

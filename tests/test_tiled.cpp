@@ -11,6 +11,7 @@
 #include "gigaseg/algorithms/label.hpp"
 #include "gigaseg/algorithms/markers.hpp"
 #include "gigaseg/algorithms/pipelines/cells.hpp"
+#include "gigaseg/algorithms/pipelines/kmeans_segment.hpp"
 #include "gigaseg/algorithms/pipelines/nuclei.hpp"
 #include "gigaseg/algorithms/pipelines/synthetic.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
@@ -21,6 +22,7 @@
 #include "gigaseg/engine/tiled.hpp"
 #include "tests/backends.hpp"
 #include "tests/generators.hpp"
+#include "tests/stain_image.hpp"
 
 #include <gtest/gtest.h>
 
@@ -292,6 +294,74 @@ TYPED_TEST(Tiled, NucleiPipelineEqualsTheWholeImage) {
       check(colour, "colour");
     }
   }
+}
+
+// The kmeans pipeline tile by tile: the centres, iterations, inertia, attempt, object class, labels
+// and statistics of segment_kmeans() on the whole image (run on the host backend; K-means is the
+// same on every backend), over the three feature spaces, restarts, a tolerance that stops the
+// steps early, every way of choosing the class, gray and colour inputs, and tiles of 16 x 32 (the
+// sample spread over hundreds of tiles) and 64 x 128 (the second pass reading the image again).
+TYPED_TEST(Tiled, KMeansPipelineEqualsTheWholeImage) {
+  HostImage<Rgb8> const stain = test::stain_image(301, 233, 11);
+  HostImage<std::uint8_t> const gray = gray_of(stain);
+  Kokkos::DefaultHostExecutionSpace host;
+  ExecutionContext context(context_on<TypeParam>());
+  struct Case {
+    char const* name;
+    FeatureSpace space;
+    int k, attempts, object_class;
+    double tolerance;
+    Foreground foreground;
+    int connectivity;
+  };
+  Case const cases[] = {
+      {"rgb, k 4, auto", FeatureSpace::rgb, 4, 1, -1, 0.0, Foreground::automatic, 8},
+      {"lab, k 3, 3 attempts, bright", FeatureSpace::lab, 3, 3, -1, 0.0, Foreground::bright, 4},
+      {"gray, k 3, tolerance, dark", FeatureSpace::gray, 3, 1, -1, 0.5, Foreground::dark, 8},
+      {"rgb, k 5, class 2, 2 attempts", FeatureSpace::rgb, 5, 2, 2, 0.0, Foreground::automatic, 4},
+  };
+  for (Case const& c : cases)
+    for (index_t tile : {index_t(16), index_t(64)})
+      for (bool colour : {true, false}) {
+        if (!colour && c.space != FeatureSpace::rgb) continue;
+        SCOPED_TRACE(std::string(c.name) + (colour ? " colour" : " gray") + " tile " + std::to_string(tile));
+        AnyHostImage const image = colour ? AnyHostImage(stain) : AnyHostImage(gray);
+        write_image(this->path("in.tif"), image);
+        KMeansSegmentParams params;
+        params.kmeans.k = c.k;
+        params.kmeans.space = c.space;
+        params.kmeans.seed = 3;
+        params.kmeans.iterations = 12;
+        params.kmeans.attempts = c.attempts;
+        params.kmeans.tolerance = c.tolerance;
+        params.object_class = c.object_class;
+        params.foreground = c.foreground;
+        params.connectivity = c.connectivity;
+        HostImage<Rgb8> const rgb = rgb8_of(image, "in.tif", "the test");
+        HostImage<Label> expected("expected", rgb.width(), rgb.height());
+        KMeansSegmentResult const memory =
+            segment_kmeans(host, ImageView<Rgb8 const, Kokkos::HostSpace>(rgb), expected, params);
+        TiledOptions options;
+        options.tile_width = tile;
+        options.tile_height = 2 * tile;
+        if (tile == 64) options.mask_cache_bytes = 0;
+        TiledKMeansResult const tiled =
+            segment_kmeans_tiled(context, this->path("in.tif"), this->path("out.tif"), params, options);
+        EXPECT_EQ(tiled.clusters.centres, memory.clusters.centres);
+        EXPECT_EQ(tiled.clusters.iterations, memory.clusters.iterations);
+        EXPECT_EQ(tiled.clusters.inertia, memory.clusters.inertia);
+        EXPECT_EQ(tiled.clusters.attempt, memory.clusters.attempt);
+        EXPECT_EQ(tiled.object_class, memory.object_class);
+        ASSERT_EQ(tiled.components, memory.components);
+        EXPECT_EQ(test::count_differences(std::get<HostImage<Label>>(read_image(this->path("out.tif"))), expected), 0);
+        ASSERT_EQ(tiled.regions.size(), memory.regions.size());
+        for (std::size_t i = 0; i < memory.regions.size(); ++i)
+          ASSERT_TRUE(same_stats(tiled.regions[i], memory.regions[i])) << "region " << i + 1;
+        // A pass for the sample, one per update step and one for the inertia, per attempt; two to label.
+        if (c.attempts == 1) EXPECT_EQ(tiled.report.passes, memory.clusters.iterations + 4);
+        if (c.tolerance > 0) EXPECT_LT(memory.clusters.iterations, params.kmeans.iterations) << "converged early";
+        EXPECT_GT(memory.components, 3);
+      }
 }
 
 // Filters tile by tile: the output of the filter on the whole image, byte for byte, with halos

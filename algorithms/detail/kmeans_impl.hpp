@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -76,7 +77,7 @@ void kmeans_pass_portable(ExecSpace const& space, KMeansPassArgs<typename ExecSp
         member.team_barrier();
         for (index_t y = member.league_rank(); y < height; y += member.league_size()) {
           Rgb8 const* row = image.row(y);
-          std::uint8_t* out = labels.row(y);
+          std::uint8_t* out = final_pass ? labels.row(y) : nullptr;  // an update pass may have no labels
           Kokkos::parallel_for(Kokkos::TeamThreadRange(member, runs_per_row), [&](index_t run) {
             index_t const x0 = run * kmeans_run_pixels;
             index_t const x1 = x0 + kmeans_run_pixels < width ? x0 + kmeans_run_pixels : width;
@@ -325,6 +326,68 @@ void kmeans_initialise(ExecSpace const& space, int const* features, int* nearest
   Kokkos::parallel_for("gigaseg::kmeans::initialise", policy, body);
 }
 
+// Error(usage) naming the parameter for what kmeans() refuses (algorithms/kmeans.cpp).
+void require_kmeans_params(KMeansParams const& params);
+// The pixels of k-means++'s sample for an image of `pixels`.
+inline int kmeans_sample_count(index_t pixels, KMeansParams const& params) {
+  return int(std::min<index_t>(pixels, std::max(params.init_sample, params.k)));
+}
+// Convergence when no centre's squared shift (1/65536 units^2) passes this.
+inline double kmeans_limit(double tolerance) {
+  return tolerance < 0 ? -1.0 : (256.0 * tolerance) * (256.0 * tolerance);
+}
+// The result of a run from its state and centres (KMeansState's layout, ranks after the centres).
+KMeansResult kmeans_result(KMeansParams const& params, std::uint64_t const* state, int const* centres, int attempt);
+
+// Lab's tables in the backend's memory (empty for the other feature spaces, which never read them).
+template <class ExecSpace>
+Kokkos::View<int*, typename ExecSpace::memory_space> lab_tables_on(ExecSpace const& space, FeatureSpace feature_space) {
+  auto const& host_tables = lab_tables();
+  Kokkos::View<int*, typename ExecSpace::memory_space> tables(
+      "gigaseg::kmeans::lab_tables", feature_space == FeatureSpace::lab ? host_tables.size() : 0);
+  if (feature_space == FeatureSpace::lab)
+    Kokkos::deep_copy(
+        space, tables,
+        Kokkos::View<int const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host_tables.data(), host_tables.size()));
+  return tables;
+}
+
+// One pass of a KMeansModel over a part on `space` (kmeans_add_sums, kmeans_assign): the model's
+// centres and norms go to the backend, the pass runs as kmeans()'s does, and its accumulated words
+// (kmeans_sums_size) come back. Fences `space`.
+template <class ExecSpace>
+std::vector<std::uint64_t> kmeans_part_pass(ExecSpace const& space,
+                                            ImageView<Rgb8 const, typename ExecSpace::memory_space> const& part,
+                                            ImageView<std::uint8_t, typename ExecSpace::memory_space> const& labels,
+                                            KMeansModel const& model, bool final_pass) {
+  using Memory = typename ExecSpace::memory_space;
+  int const k = model.params.k;
+  KMeansState const layout{k};
+  GIGASEG_REQUIRE(model.state.size() == std::size_t(layout.size()) && model.centres.size() == 4 * std::size_t(k),
+                  ErrorKind::usage, "KMeansModel", "not made by kmeans_model");
+  auto const tables = lab_tables_on(space, model.params.space);
+  FeatureMap const features{model.params.space, tables.data(), lab_matrix()};
+  // The state (its sums zeroed) and the centres, in one allocation of 64-bit words.
+  std::size_t const state_words = std::size_t(layout.size()), words = state_words + 2 * std::size_t(k);
+  std::vector<std::uint64_t> host(words, 0);
+  std::copy(model.state.begin(), model.state.end(), host.begin());
+  std::fill(host.begin() + layout.sums(), host.begin() + layout.sums() + layout.accumulated(), 0);
+  std::memcpy(host.data() + state_words, model.centres.data(), model.centres.size() * sizeof(int));
+  Kokkos::View<std::uint64_t*, Memory> workspace(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "gigaseg::kmeans::part_state"), words);
+  Kokkos::View<std::uint64_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host_view(host.data(), words);
+  Kokkos::deep_copy(space, workspace, host_view);
+  std::uint64_t* const state = workspace.data();
+  KMeansPassArgs<Memory> const args{part,  labels, features,  reinterpret_cast<int const*>(state + state_words),
+                                    state, k,      final_pass};
+  std::uint64_t* const host_sums =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible ? state + layout.sums() : nullptr;
+  kmeans_pass(space, args, host_sums, resolved_path<KMeansAlgorithm, ExecSpace>(model.params.path));
+  Kokkos::deep_copy(space, host_view, workspace);
+  space.fence();
+  return std::vector<std::uint64_t>(host.begin() + layout.sums(), host.begin() + layout.sums() + layout.accumulated());
+}
+
 }  // namespace detail
 
 template <class ExecSpace>
@@ -333,23 +396,32 @@ Path kmeans_path(Path requested) {
 }
 
 template <class ExecSpace>
+void kmeans_add_sums(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& part,
+                     KMeansModel const& model, std::vector<std::uint64_t>& sums) {
+  GIGASEG_REQUIRE(!model.done(), ErrorKind::usage, "kmeans_add_sums", "the model is done: no update step is left");
+  GIGASEG_REQUIRE(sums.size() == kmeans_sums_size(model.params.k), ErrorKind::usage, "kmeans_add_sums(sums)",
+                  "must hold kmeans_sums_size(k) words");
+  std::vector<std::uint64_t> const part_sums =
+      detail::kmeans_part_pass(space, part, ImageView<std::uint8_t, typename ExecSpace::memory_space>(), model, false);
+  for (std::size_t i = 0; i < sums.size(); ++i) sums[i] += part_sums[i];
+}
+
+template <class ExecSpace>
+std::uint64_t kmeans_assign(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& part,
+                            KMeansModel const& model,
+                            ImageView<std::uint8_t, typename ExecSpace::memory_space> const& labels) {
+  GIGASEG_REQUIRE(model.done(), ErrorKind::usage, "kmeans_assign", "the model still has update steps to run");
+  GIGASEG_REQUIRE(part.width() == labels.width() && part.height() == labels.height(), ErrorKind::input, "kmeans_assign",
+                  "labels and part sizes differ");
+  return detail::kmeans_part_pass(space, part, labels, model, true)[std::size_t(4 * model.params.k)];
+}
+
+template <class ExecSpace>
 KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& image,
                     ImageView<std::uint8_t, typename ExecSpace::memory_space> const& labels,
                     KMeansParams const& params) {
   using Memory = typename ExecSpace::memory_space;
-  GIGASEG_REQUIRE(params.k >= 1 && params.k <= max_clusters, ErrorKind::usage, "KMeansParams::k",
-                  "must be between 1 and " + std::to_string(max_clusters));
-  // Bounded by what they can mean: Lloyd's iterations settle within tens of steps on images, and
-  // restarts past a hundred no longer change the best inertia found.
-  GIGASEG_REQUIRE(
-      params.iterations >= 1 && params.iterations <= max_kmeans_iterations, ErrorKind::usage,
-      "KMeansParams::iterations",
-      "must be 1 to " + std::to_string(max_kmeans_iterations) + ", not " + std::to_string(params.iterations));
-  GIGASEG_REQUIRE(params.tolerance >= 0 && std::isfinite(params.tolerance), ErrorKind::usage, "KMeansParams::tolerance",
-                  "must be a finite number, 0 or more");
-  GIGASEG_REQUIRE(params.attempts >= 1 && params.attempts <= max_kmeans_attempts, ErrorKind::usage,
-                  "KMeansParams::attempts",
-                  "must be 1 to " + std::to_string(max_kmeans_attempts) + ", not " + std::to_string(params.attempts));
+  detail::require_kmeans_params(params);
   GIGASEG_REQUIRE(image.width() == labels.width() && image.height() == labels.height(), ErrorKind::input, "kmeans",
                   "labels and image sizes differ");
   GIGASEG_REQUIRE(!image.empty(), ErrorKind::input, "kmeans", "empty image");
@@ -358,14 +430,7 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
   index_t const pixels = image.pixel_count();
   detail::KMeansState const layout{k};
 
-  // Lab tables in the backend's memory (gray and RGB features never read them).
-  auto const& host_tables = detail::lab_tables();
-  Kokkos::View<int*, Memory> tables("gigaseg::kmeans::lab_tables",
-                                    params.space == FeatureSpace::lab ? host_tables.size() : 0);
-  if (params.space == FeatureSpace::lab)
-    Kokkos::deep_copy(
-        space, tables,
-        Kokkos::View<int const*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host_tables.data(), host_tables.size()));
+  auto const tables = detail::lab_tables_on(space, params.space);
   detail::FeatureMap const features{params.space, tables.data(), detail::lab_matrix()};
 
   // Everything the run keeps on the backend, in one allocation (in words of 64 bits): the state,
@@ -373,7 +438,7 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
   // int a pixel). One allocation without initialisation instead of several initialised ones (each
   // of those costs an allocation, a fill kernel and a fence). The sample is drawn, gathered and
   // initialised on the backend: the run's only host round trip is the final read of the state.
-  int const samples = int(std::min<index_t>(pixels, std::max(params.init_sample, k)));
+  int const samples = detail::kmeans_sample_count(pixels, params);
   std::size_t const state_words = std::size_t(layout.size()), centre_words = std::size_t(2 * k);
   std::size_t const result_words = state_words + centre_words;
   std::size_t const feature_offset = result_words, nearest_offset = feature_offset + (3 * std::size_t(samples) + 1) / 2;
@@ -404,14 +469,15 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
   std::uint64_t* const host_sums =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, Memory>::accessible ? state + layout.sums() : nullptr;
   // Stop once no centre moved by more than the tolerance: squared shift <= (256 tolerance)^2.
-  double const limit = params.tolerance < 0 ? -1.0 : (256.0 * params.tolerance) * (256.0 * params.tolerance);
+  double const limit = detail::kmeans_limit(params.tolerance);
   Kokkos::View<int*, Memory, Kokkos::MemoryUnmanaged> const centres_view(centres, std::size_t(4 * k));
   Kokkos::View<std::uint64_t*, Memory, Kokkos::MemoryUnmanaged> const state_view(state, state_words);
   Kokkos::View<std::uint64_t*, Kokkos::HostSpace> host_result(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "gigaseg::kmeans::result"), result_words);
 
   // One whole run from a seed: sample, k-means++, the update steps, the final labelling.
-  auto attempt = [&](std::uint64_t const seed) {
+  auto attempt = [&](int const a) {
+    std::uint64_t const seed = detail::kmeans_attempt_seed(params.seed, a);
     detail::kmeans_sample(space, image, features, sample, samples, seed);
     detail::kmeans_initialise(space, sample, nearest, samples, centres, state, k, seed);
     detail::KMeansPassArgs<Memory> args{image, labels, features, centres, state, k, false};
@@ -424,17 +490,8 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
     detail::kmeans_pass(space, args, host_sums, path);
     Kokkos::deep_copy(space, host_result, Kokkos::subview(workspace, Kokkos::make_pair(std::size_t(0), result_words)));
     space.fence();
-    std::uint64_t const* const host_state = host_result.data();
-    int const* const host_centres = reinterpret_cast<int const*>(host_result.data() + state_words);
-    KMeansResult result;
-    result.channels = features.channels();
-    result.iterations = int(host_state[layout.iterations()]);
-    result.inertia = double(host_state[layout.inertia()]) / 65536.0;
-    result.centres.resize(std::size_t(k));
-    for (int c = 0; c < k; ++c)
-      result.centres[std::size_t(host_centres[3 * k + c])] = {
-          host_centres[3 * c] / 256.0, host_centres[3 * c + 1] / 256.0, host_centres[3 * c + 2] / 256.0};
-    return result;
+    return detail::kmeans_result(params, host_result.data(),
+                                 reinterpret_cast<int const*>(host_result.data() + state_words), a);
   };
 
   // Attempt a runs from seed kmeans_attempt_seed(seed, a); the least inertia wins (ties: the
@@ -443,11 +500,10 @@ KMeansResult kmeans(ExecSpace const& space, ImageView<Rgb8 const, typename ExecS
   KMeansResult best;
   int best_attempt = -1;
   for (int a = 0; a < params.attempts; ++a) {
-    KMeansResult result = attempt(detail::kmeans_attempt_seed(params.seed, a));
+    KMeansResult result = attempt(a);
     if (best_attempt < 0 || result.inertia < best.inertia) best = std::move(result), best_attempt = a;
   }
-  if (best_attempt != params.attempts - 1) attempt(detail::kmeans_attempt_seed(params.seed, best_attempt));
-  best.attempt = best_attempt;
+  if (best_attempt != params.attempts - 1) attempt(best_attempt);
   return best;
 }
 

@@ -5,9 +5,9 @@
 // the others continue.
 // --resume skips images whose outputs are all there (atomic writes: present means complete). The
 // summary OUTDIR/summary.csv (file,status,components,seconds) is written at the end; seconds:
-// waiting for the image's decoding plus its segmentation (upload, pipeline, download). With the
-// nuclei and cells pipelines, an image past --memory-limit (or every image with --tile) is
-// segmented tile by tile after the others (engine/tiled.hpp), its seconds the whole run's.
+// waiting for the image's decoding plus its segmentation (upload, pipeline, download). An image
+// past --memory-limit (or every image with --tile) is segmented tile by tile after the others
+// (engine/tiled.hpp), its seconds the whole run's.
 //
 // The work runs in the library's batch engine (gigaseg/engine/batch.hpp): --readers threads decode
 // ahead, --streams lanes overlap uploads, segmentation and downloads on the GPU, as many threads as
@@ -335,38 +335,31 @@ Command make_batch_command(CLI::App& parent) {
       else
         todo.push_back(i);
     }
-    // The nuclei and cells pipelines take an image tile by tile (engine/tiled.hpp) when --tile asks
-    // or its in-memory run would pass the memory limit (choose_tiling); those run after the others,
-    // one at a time with every thread. An image whose header cannot be read stays with the others,
-    // whose reading reports it.
-    bool const can_tile = a.pipeline.pipeline == "nuclei" || a.pipeline.pipeline == "cells";
-    GIGASEG_REQUIRE(
-        can_tile || a.tile.empty(), ErrorKind::usage, "--tile",
-        "tiles are for --pipeline nuclei and cells (the " + a.pipeline.pipeline + " pipeline runs in memory)");
+    // An image is taken tile by tile (engine/tiled.hpp) when --tile asks or its in-memory run would
+    // pass the memory limit (choose_tiling); those run after the others, one at a time with every
+    // thread. An image whose header cannot be read stays with the others, whose reading reports it.
     if (!a.tile.empty()) (void)parse_tile(a.tile);  // a usage error before any work
     GIGASEG_REQUIRE(a.tile.empty() || !a.overlay, ErrorKind::usage, "--overlay",
                     "an overlay is not written tile by tile (--tile)");
     if (!a.memory_limit.empty()) (void)parse_bytes(a.memory_limit);
-    double const bytes_per_pixel = a.pipeline.pipeline == "cells" ? cells_bytes_per_pixel : in_memory_bytes_per_pixel;
+    double const bytes_per_pixel = pipeline_bytes_per_pixel(a.pipeline.pipeline);
     // Each image runs on one rank: tiled only when it does not fit (not because ranks share the run).
     Session alone{session.options, session.context, {}, {}, nullptr, session.bound_cpus, session.device};
     std::vector<std::pair<std::size_t, Tiling>> tiled;
-    if (can_tile) {
-      std::vector<std::size_t> in_memory;
-      for (std::size_t i : todo) {
-        Tiling tiling;
-        try {
-          tiling = choose_tiling(alone, files[i], a.tile, a.memory_limit, outputs_of(i)[0], bytes_per_pixel);
-        } catch (Error const&) {
-          tiling = Tiling{};
-        }
-        if (tiling.tiled())
-          tiled.emplace_back(i, std::move(tiling));
-        else
-          in_memory.push_back(i);
+    std::vector<std::size_t> in_memory;
+    for (std::size_t i : todo) {
+      Tiling tiling;
+      try {
+        tiling = choose_tiling(alone, files[i], a.tile, a.memory_limit, outputs_of(i)[0], bytes_per_pixel);
+      } catch (Error const&) {
+        tiling = Tiling{};
       }
-      todo = in_memory;
+      if (tiling.tiled())
+        tiled.emplace_back(i, std::move(tiling));
+      else
+        in_memory.push_back(i);
     }
+    todo = in_memory;
     // The images still to do in memory, through the library's batch engine; their rows fill as they
     // finish.
     std::vector<std::string> todo_files;
@@ -434,6 +427,11 @@ Command make_batch_command(CLI::App& parent) {
         if (a.pipeline.pipeline == "nuclei") {
           TiledNucleiResult result = segment_nuclei_tiled(session.context, tiling.engine_input(session), paths[0],
                                                           std::get<NucleiParams>(params), options);
+          rows[i].components = result.components;
+          regions = std::move(result.regions);
+        } else if (a.pipeline.pipeline == "kmeans") {
+          TiledKMeansResult result = segment_kmeans_tiled(session.context, tiling.engine_input(session), paths[0],
+                                                          std::get<KMeansSegmentParams>(params), options);
           rows[i].components = result.components;
           regions = std::move(result.regions);
         } else {

@@ -25,11 +25,8 @@ struct SegmentArguments {
   PipelineArguments pipeline;
 };
 
-// The nuclei or cells pipeline tile by tile (engine/tiled.hpp): the same labels and statistics.
+// The nuclei, cells or kmeans pipeline tile by tile (engine/tiled.hpp): the same labels and statistics.
 void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& tiling) {
-  GIGASEG_REQUIRE(
-      a.pipeline.pipeline == "nuclei" || a.pipeline.pipeline == "cells", ErrorKind::usage, "--tile",
-      "tiles are for --pipeline nuclei and cells (the " + a.pipeline.pipeline + " pipeline runs in memory)");
   GIGASEG_REQUIRE(a.overlay.empty(), ErrorKind::usage, "--overlay", "an overlay is not written tile by tile");
   GIGASEG_REQUIRE(format_for_extension(a.output) == ImageFormat::tiff, ErrorKind::usage, a.output,
                   "tiled labels are written to a .tif or .tiff file");
@@ -46,6 +43,14 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
                                                       std::get<NucleiParams>(params), options);
       r["threshold"] = result.threshold;
       r["foreground"] = result.dark ? "dark" : "bright";
+      regions = std::move(result.regions);
+      components = result.components;
+      report = result.report;
+    } else if (a.pipeline.pipeline == "kmeans") {
+      TiledKMeansResult result = segment_kmeans_tiled(session.context, tiling.engine_input(session), a.output,
+                                                      std::get<KMeansSegmentParams>(params), options);
+      report_kmeans(r, result.object_class, result.clusters);
+      r["iterations"] = result.clusters.iterations;
       regions = std::move(result.regions);
       components = result.components;
       report = result.report;
@@ -202,14 +207,8 @@ Command make_segment_command(CLI::App& parent) {
       AtomicOutput check(a.overlay);
     }
     if (a.pipeline.pipeline == "stars") return segment_stars(session, a);
-    GIGASEG_REQUIRE(a.pipeline.pipeline != "kmeans" || detail::group_size(session.group) <= 1, ErrorKind::usage,
-                    "--pipeline", "the kmeans pipeline runs on one process, not over ranks");
-    bool const can_tile = a.pipeline.pipeline == "nuclei" || a.pipeline.pipeline == "cells";
-    Tiling const tiling =
-        can_tile || !a.tile.empty()
-            ? choose_tiling(session, a.input, a.tile, a.memory_limit, a.output,
-                            a.pipeline.pipeline == "cells" ? cells_bytes_per_pixel : in_memory_bytes_per_pixel)
-            : Tiling{};
+    Tiling const tiling = choose_tiling(session, a.input, a.tile, a.memory_limit, a.output,
+                                        pipeline_bytes_per_pixel(a.pipeline.pipeline));
     if (tiling.tiled()) return segment_tiled(session, a, tiling);
     AnyHostImage image;
     {

@@ -89,17 +89,21 @@ PipelineParams pipeline_params(PipelineArguments const& a) {
   return params;
 }
 
+void report_kmeans(nlohmann::json& report, int object_class, KMeansResult const& clusters) {
+  report["object_class"] = object_class;
+  report["k"] = clusters.centres.size();
+  report["centres"] = nlohmann::json::array();
+  for (auto const& c : clusters.centres)
+    report["centres"].push_back(clusters.channels == 1 ? nlohmann::json::array({c[0]})
+                                                       : nlohmann::json::array({c[0], c[1], c[2]}));
+}
+
 void report_result(nlohmann::json& report, Segmentation const& s) {
   std::visit(
       [&](auto const& r) {
         using Result = std::decay_t<decltype(r)>;
         if constexpr (std::is_same<Result, KMeansSegmentResult>::value) {
-          report["object_class"] = r.object_class;
-          report["k"] = r.clusters.centres.size();
-          report["centres"] = nlohmann::json::array();
-          for (auto const& c : r.clusters.centres)
-            report["centres"].push_back(r.clusters.channels == 1 ? nlohmann::json::array({c[0]})
-                                                                 : nlohmann::json::array({c[0], c[1], c[2]}));
+          report_kmeans(report, r.object_class, r.clusters);
         } else {
           report["threshold"] = r.threshold;
           report["foreground"] = r.dark ? "dark" : "bright";

@@ -28,6 +28,8 @@ PipelineParams pipeline_params(PipelineArguments const& a);
 // The pipeline-specific results in the JSON report: threshold and side (nuclei, cells), markers
 // (cells), the object class and the cluster centres (kmeans).
 void report_result(nlohmann::json& report, Segmentation const& s);
+// The kmeans pipeline's entries of it: the object class, k and the centres.
+void report_kmeans(nlohmann::json& report, int object_class, KMeansResult const& clusters);
 
 // segment_image on the session's context; records the backend in session.report["backend"].
 Segmentation segment_image(Session& session, PipelineArguments const& a, AnyHostImage const& image,

@@ -1,6 +1,6 @@
 #pragma once
-// The options of the commands that can run tile by tile (label, segment --pipeline nuclei, the
-// filters, threshold, histogram):
+// The options of the commands that can run tile by tile (label, segment and batch with the nuclei,
+// cells and kmeans pipelines, the filters, threshold, histogram):
 // --tile WxH and --memory-limit SIZE, and the "tiled" entry of their --json report.
 #include "apps/gigaseg/cli.hpp"
 #include "gigaseg/engine/tiled.hpp"
@@ -19,6 +19,15 @@ constexpr double in_memory_bytes_per_pixel = 16;
 // the distances (4), their squares (8), the markers, the relief and the labels (4 + 2 + 4), and the
 // watershed's keys and parents (16).
 constexpr double cells_bytes_per_pixel = 42;
+// The kmeans pipeline's: the RGB input (3), the classes, the mask and the gray (1 each), the labels
+// (4), and the labelling's parents and the statistics' scratch (8).
+constexpr double kmeans_bytes_per_pixel = 18;
+// What the in-memory run of `pipeline` (nuclei, cells, kmeans) holds a pixel.
+inline double pipeline_bytes_per_pixel(std::string const& pipeline) {
+  return pipeline == "cells"    ? cells_bytes_per_pixel
+         : pipeline == "kmeans" ? kmeans_bytes_per_pixel
+                                : in_memory_bytes_per_pixel;
+}
 
 struct Tiling {
   index_t tile_width = 0, tile_height = 0;  // 0: in memory

@@ -29,7 +29,7 @@ struct KMeansHostPass {
     KMeansState const layout{args.k};
     if (args.state[layout.converged()] != 0 && !args.final_pass) return;
     Rgb8 const* row = args.image.row(y);
-    std::uint8_t* out = args.labels.row(y);
+    std::uint8_t* out = args.final_pass ? args.labels.row(y) : nullptr;  // an update pass may have no labels
     int const* rank = args.centres + 3 * args.k;
     std::uint64_t const* norms = args.state + layout.norms();
     for (index_t x = 0; x < args.image.width(); ++x) {

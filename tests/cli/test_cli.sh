@@ -309,8 +309,8 @@ expect 0 histogram-memory -- histogram "$work/tissue.tif"
 cp "$work/out" "$work/h-memory.csv"
 expect 0 histogram-tiled -- histogram "$work/tissue.tif" --tile 48x32
 check histogram-tiled-same cmp -s "$work/h-memory.csv" "$work/out"
-# The cells pipeline tile by tile: the in-memory labels and statistics, byte for byte; kmeans
-# stays in memory, and the gradient relief is refused tile by tile, each by name.
+# The cells pipeline tile by tile: the in-memory labels and statistics, byte for byte; the
+# gradient relief is refused tile by tile, by name.
 expect 0 cells-memory -- --compression none segment "$work/tissue.tif" "$work/c-memory.tif" --pipeline cells \
   --stats "$work/c-memory.csv"
 expect 0 cells-tiled -- --json segment "$work/tissue.tif" "$work/c-tiled.tif" --pipeline cells --tile 64x48 \
@@ -323,8 +323,25 @@ check cells-tiled-no-scratch-left sh -c "! ls -a '$work' | grep -q gigaseg-scrat
 expect 2 cells-tiled-gradient -- segment "$work/tissue.tif" "$work/c.tif" --pipeline cells --relief gradient \
   --tile 64x64
 check cells-tiled-gradient-names one_line_naming "--relief"
-expect 2 kmeans-tiled -- segment "$work/tissue.tif" "$work/c.tif" --pipeline kmeans --tile 64x64
-check kmeans-tiled-names-tile one_line_naming "--tile"
+# The kmeans pipeline tile by tile, on the gray tissue and a colour image: the in-memory centres,
+# class, labels and statistics, byte for byte; past --memory-limit it is taken tile by tile itself.
+python3 "$(dirname "$0")/stain_ppm.py" 230 170 "$work/stain.ppm"
+expect 0 stain-tif -- convert "$work/stain.ppm" "$work/stain.tif" --tiff-tile 32
+for image in tissue stain; do
+  expect 0 "kmeans-$image-memory" -- --json --compression none segment "$work/$image.tif" "$work/k-$image-memory.tif" \
+    --pipeline kmeans --k 3 --seed 2 --stats "$work/k-$image-memory.csv"
+  cp "$work/out" "$work/k-$image-memory.json"
+  expect 0 "kmeans-$image-tiled" -- --json segment "$work/$image.tif" "$work/k-$image-tiled.tif" --pipeline kmeans \
+    --k 3 --seed 2 --tile 64x48 --stats "$work/k-$image-tiled.csv"
+  check "kmeans-$image-tiled-json" python3 -c "import json; m=json.load(open('$work/k-$image-memory.json')); t=json.load(open('$work/out')); assert 'tiled' not in m and t['tiled']['tile_height']==48 and t['centres']==m['centres'] and t['object_class']==m['object_class'] and t['components']==m['components']>3 and t['iterations']>=1, (t, m)"
+  check "kmeans-$image-tiled-same-stats" cmp -s "$work/k-$image-memory.csv" "$work/k-$image-tiled.csv"
+  expect 0 "kmeans-$image-untile" -- --compression none convert "$work/k-$image-tiled.tif" "$work/k-$image-untiled.tif"
+  check "kmeans-$image-tiled-same-labels" cmp -s "$work/k-$image-memory.tif" "$work/k-$image-untiled.tif"
+done
+expect 0 kmeans-limited -- --json segment "$work/stain.tif" "$work/k-limited.tif" --pipeline kmeans --k 3 --seed 2 \
+  --memory-limit 300K --stats "$work/k-limited.csv"
+check kmeans-limited-tiled python3 -c "import json; d=json.load(open('$work/out')); assert d['tiled']['tiles']>=1, d"
+check kmeans-limited-same-stats cmp -s "$work/k-stain-memory.csv" "$work/k-limited.csv"
 expect 2 nuclei-tiled-overlay -- segment "$work/tissue.tif" "$work/n.tif" --pipeline nuclei --tile 64x64 \
   --overlay "$work/n.png"
 check nuclei-tiled-overlay-names one_line_naming "--overlay"
@@ -521,9 +538,10 @@ check batch-limited-json python3 -c "import json; d=json.load(open('$work/out'))
 check batch-tiled-equal-memory bash -c "for n in m1 m2 m3 m4 m5; do for run in tiled limited seq; do '$gigaseg' --quiet --compression none convert '$work/batch-'\$run/\$n.tif '$work/batch-u'\$run.tif || exit 1; done; cmp '$work/batch-useq.tif' '$work/batch-utiled.tif' && cmp '$work/batch-useq.tif' '$work/batch-ulimited.tif' && cmp '$work/batch-seq/'\$n.csv '$work/batch-tiled/'\$n.csv && cmp '$work/batch-seq/'\$n.csv '$work/batch-limited/'\$n.csv || exit 1; done"
 expect 2 batch-tiled-overlay -- batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-x" --tile 64x48 --overlay
 check batch-tiled-overlay-names one_line_naming "--overlay"
-expect 2 batch-tiled-kmeans -- batch --pipeline kmeans --input "$work/batch-mixed" --output "$work/batch-x" --tile 64x48
-check batch-tiled-kmeans-names one_line_naming "--tile"
 expect 0 batch-kmeans-sequential -- --small-image-pixels pipeline=100000 batch --pipeline kmeans --input "$work/batch-mixed" --output "$work/batch-kseq" --sequential
+expect 0 batch-tiled-kmeans -- --json batch --pipeline kmeans --input "$work/batch-mixed" --output "$work/batch-ktiled" --tile 64x48
+check batch-tiled-kmeans-json python3 -c "import json; d=json.load(open('$work/out')); assert d['tiled_images']==5 and d['ok']==5, d"
+check batch-tiled-kmeans-equal-memory bash -c "for n in m1 m2 m3 m4 m5; do for run in ktiled kseq; do '$gigaseg' --quiet --compression none convert '$work/batch-'\$run/\$n.tif '$work/batch-u'\$run.tif || exit 1; done; cmp '$work/batch-ukseq.tif' '$work/batch-uktiled.tif' || exit 1; done"
 expect 0 batch-kmeans-lanes -- --small-image-pixels pipeline=100000 batch --pipeline kmeans --input "$work/batch-mixed" --output "$work/batch-klanes" --streams 2 --readers 4
 check batch-kmeans-lanes-equal-sequential bash -c "for n in m1 m2 m3 m4 m5; do cmp '$work/batch-kseq/'\$n.tif '$work/batch-klanes/'\$n.tif || exit 1; done"
 expect 2 batch-bad-streams -- batch --pipeline cells --input "$work/batch-mixed" --output "$work/batch-x" --streams 0

@@ -2,7 +2,6 @@
 // Definition of algorithms/pipelines/kmeans_segment.hpp (instantiated by backends/instantiate/pipelines.cpp).
 #include "gigaseg/algorithms/convert.hpp"
 #include "gigaseg/algorithms/detail/host_arrays.hpp"
-#include "gigaseg/algorithms/detail/pixelwise.hpp"
 #include "gigaseg/algorithms/histogram.hpp"
 #include "gigaseg/algorithms/kmeans.hpp"
 #include "gigaseg/algorithms/label.hpp"
@@ -36,18 +35,11 @@ KMeansSegmentResult segment_kmeans(ExecSpace const& space,
     Counts<Memory> counts("gigaseg::kmeans_segment::counts", 256);
     histogram(space, ImageView<std::uint8_t const, Memory>(classes), counts);
     auto const host = detail::to_host_array(space, counts);
-    bool const dark = params.foreground == Foreground::dark ||
-                      (params.foreground == Foreground::automatic && host(0) <= host(std::size_t(k - 1)));
-    object = dark ? 0 : k - 1;
+    object = pipeline::kmeans_object_class(params.foreground, host(0), host(std::size_t(k - 1)), k);
   }
   result.object_class = object;
   ImageView<std::uint8_t, Memory> mask("gigaseg::kmeans_segment::mask", width, height);
-  stage("mask", [&] {
-    auto const c = ImageView<std::uint8_t const, Memory>(classes);
-    detail::for_each_row_pixel(
-        space, "gigaseg::kmeans_segment::mask", height, width,
-        KOKKOS_LAMBDA(index_t y, index_t x) { mask(y, x) = c(y, x) == object ? 255 : 0; });
-  });
+  stage("mask", [&] { pipeline::class_mask(space, ImageView<std::uint8_t const, Memory>(classes), mask, object); });
   stage("label", [&] {
     LabelParams label_params;
     label_params.connectivity = params.connectivity;

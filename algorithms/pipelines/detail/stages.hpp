@@ -1,6 +1,7 @@
 #pragma once
 // Pieces the pipelines' definitions share (algorithms/pipelines/detail/*_impl.hpp): per-stage
-// timing and the Otsu foreground mask (also the tile engine's, engine/tiled_label.cpp).
+// timing, the Otsu foreground mask and the kmeans pipeline's class mask (also the tile engine's,
+// engine/tiled_label.cpp).
 #include "gigaseg/algorithms/detail/host_arrays.hpp"
 #include "gigaseg/algorithms/detail/pixelwise.hpp"
 #include "gigaseg/algorithms/histogram.hpp"
@@ -34,6 +35,24 @@ void side_mask(ExecSpace const& space, ImageView<std::uint8_t const, typename Ex
   detail::for_each_row_pixel(
       space, "gigaseg::pipeline::mask", gray.height(), gray.width(),
       KOKKOS_LAMBDA(index_t y, index_t x) { mask(y, x) = (gray(y, x) > t) != dark ? 255 : 0; });
+}
+
+// The kmeans pipeline's object class when none is named: the darkest (0) or the brightest (k - 1) as
+// `foreground` says, automatically whichever covers fewer pixels (the darkest on a tie).
+inline int kmeans_object_class(Foreground foreground, std::uint64_t darkest_pixels, std::uint64_t brightest_pixels,
+                               int k) {
+  bool const dark =
+      foreground == Foreground::dark || (foreground == Foreground::automatic && darkest_pixels <= brightest_pixels);
+  return dark ? 0 : k - 1;
+}
+
+// The mask of one class of a class map: 255 where classes == object, else 0 (the kmeans pipeline).
+template <class ExecSpace, class Unit = detail::unit_for<ExecSpace>>
+void class_mask(ExecSpace const& space, ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& classes,
+                ImageView<std::uint8_t, typename ExecSpace::memory_space> const& mask, int object) {
+  detail::for_each_row_pixel(
+      space, "gigaseg::pipeline::class_mask", classes.height(), classes.width(),
+      KOKKOS_LAMBDA(index_t y, index_t x) { mask(y, x) = classes(y, x) == object ? 255 : 0; });
 }
 
 struct OtsuSide {
