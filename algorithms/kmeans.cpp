@@ -149,4 +149,84 @@ void kmeans_update(KMeansModel& model, std::vector<std::uint64_t> const& sums) {
   }
 }
 
+namespace {
+// One pass over a colour histogram on the host: a colour per iteration, its count times its
+// features summed into its cluster (update pass), or its count into its class and its count times
+// its distance into the inertia (final pass), in each thread's own array.
+struct ColourPass {
+  using value_type = std::uint64_t[];
+  using size_type = std::size_t;
+  KMeansModel const* model;
+  detail::FeatureMap features;
+  Rgb8 const* colours;
+  std::uint64_t const* counts;
+  bool final_pass;
+  size_type value_count;
+
+  void operator()(std::size_t i, value_type sums) const {
+    int const k = model->params.k;
+    int f[3];
+    features(colours[i], f);
+    long long distance;
+    int const c =
+        detail::nearest(f, model->centres.data(), model->state.data() + detail::KMeansState{k}.norms(), k, distance);
+    std::uint64_t const n = counts[i];
+    if (final_pass) {
+      sums[model->centres[std::size_t(3 * k + c)]] += n;
+      sums[k] += n * std::uint64_t(distance);
+    } else {
+      for (int j = 0; j < 3; ++j) sums[4 * c + j] += n * std::uint64_t(f[j]);
+      sums[4 * c + 3] += n;
+    }
+  }
+  void init(value_type sums) const {
+    for (size_type i = 0; i < value_count; ++i) sums[i] = 0;
+  }
+  void join(value_type dst, value_type const src) const {
+    for (size_type i = 0; i < value_count; ++i) dst[i] += src[i];
+  }
+#if KOKKOS_VERSION < 40000
+  void join(volatile std::uint64_t* dst, volatile std::uint64_t const* src) const {
+    for (size_type i = 0; i < value_count; ++i) dst[i] += src[i];
+  }
+#endif
+};
+
+// The pass's words: an update pass's kmeans_sums_size(k), a final pass's k class counts and the inertia.
+std::vector<std::uint64_t> colour_pass(KMeansModel const& model, std::vector<Rgb8> const& colours,
+                                       std::vector<std::uint64_t> const& counts, bool final_pass) {
+  GIGASEG_REQUIRE(colours.size() == counts.size(), ErrorKind::usage, "kmeans_add_sums(counts)",
+                  "must hold a count for every colour");
+  int const k = model.params.k;
+  std::vector<std::uint64_t> words(final_pass ? std::size_t(k) + 1 : kmeans_sums_size(k), 0);
+  detail::FeatureMap const features{model.params.space, detail::lab_tables().data(), detail::lab_matrix()};
+  ColourPass const pass{&model, features, colours.data(), counts.data(), final_pass, words.size()};
+  HostWords<std::uint64_t> const result(words.data(), words.size());
+  Kokkos::parallel_reduce("gigaseg::kmeans::colour_pass", Kokkos::RangePolicy<Host>(Host(), 0, colours.size()), pass,
+                          result);
+  Host().fence();
+  return words;
+}
+}  // namespace
+
+void kmeans_add_sums(KMeansModel const& model, std::vector<Rgb8> const& colours,
+                     std::vector<std::uint64_t> const& counts, std::vector<std::uint64_t>& sums) {
+  GIGASEG_REQUIRE(!model.done(), ErrorKind::usage, "kmeans_add_sums", "the model is done: no update step is left");
+  GIGASEG_REQUIRE(sums.size() == kmeans_sums_size(model.params.k), ErrorKind::usage, "kmeans_add_sums(sums)",
+                  "must hold kmeans_sums_size(k) words");
+  std::vector<std::uint64_t> const part = colour_pass(model, colours, counts, false);
+  for (std::size_t i = 0; i < sums.size(); ++i) sums[i] += part[i];
+}
+
+std::uint64_t kmeans_assign(KMeansModel const& model, std::vector<Rgb8> const& colours,
+                            std::vector<std::uint64_t> const& counts, std::vector<std::uint64_t>& class_pixels) {
+  int const k = model.params.k;
+  GIGASEG_REQUIRE(model.done(), ErrorKind::usage, "kmeans_assign", "the model still has update steps to run");
+  GIGASEG_REQUIRE(class_pixels.size() == std::size_t(k), ErrorKind::usage, "kmeans_assign(class_pixels)",
+                  "must hold k counts");
+  std::vector<std::uint64_t> const part = colour_pass(model, colours, counts, true);
+  for (int c = 0; c < k; ++c) class_pixels[std::size_t(c)] += part[std::size_t(c)];
+  return part[std::size_t(k)];
+}
+
 }  // namespace gigaseg

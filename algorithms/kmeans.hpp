@@ -48,7 +48,7 @@ Path kmeans_path(Path requested);
 //   kmeans_initialise(model);
 //   while (!model.done()) {
 //     std::vector<std::uint64_t> sums(kmeans_sums_size(k));   // zero
-//     kmeans_add_sums(space, part, model, sums) for every part;
+//     kmeans_add_sums(space, part, model, sums) for every part (or for its colour histogram);
 //     kmeans_update(model, sums);
 //   }
 //   kmeans_assign(space, part, model, labels) for every part: its labels and share of the inertia;
@@ -85,6 +85,16 @@ void kmeans_update(KMeansModel& model, std::vector<std::uint64_t> const& sums);
 template <class ExecSpace>
 void kmeans_add_sums(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& part,
                      KMeansModel const& model, std::vector<std::uint64_t>& sums);
+// A part given as the histogram of its colours (`counts[i]` pixels of colour `colours[i]`), on the
+// host's execution space: the sums kmeans_add_sums gives on those pixels. K-means' passes depend on
+// a pixel's colour only, so an image's colour histogram stands for the image in every update step
+// (at most 2^24 colours, however many pixels).
+void kmeans_add_sums(KMeansModel const& model, std::vector<Rgb8> const& colours,
+                     std::vector<std::uint64_t> const& counts, std::vector<std::uint64_t>& sums);
+// The final assignment of such a part (done models only): each class's pixels added to
+// `class_pixels` (k entries, label order); returns the part's share of the inertia.
+std::uint64_t kmeans_assign(KMeansModel const& model, std::vector<Rgb8> const& colours,
+                            std::vector<std::uint64_t> const& counts, std::vector<std::uint64_t>& class_pixels);
 // labels(y, x) = the rank of the pixel's nearest final centre (done models only); returns the
 // part's share of the inertia (1/65536 feature units^2). Fences `space`.
 template <class ExecSpace>

@@ -413,17 +413,18 @@ struct TiledKMeansFit {
   KMeansModel model;                        // the winning attempt's, done
   KMeansResult clusters;                    // as kmeans() on the whole image returns them
   std::vector<std::uint64_t> class_pixels;  // pixels of each class (label order), k of them
-  TiledReport report;
+  TiledReport report;                       // one pass
 };
 
 // kmeans() (algorithms/kmeans.hpp) of a TIFF (8-bit RGB, or gray taken as R = G = B) read tile by
 // tile: the same centres, iterations, inertia and attempt as on the whole image, through
-// KMeansModel. Each attempt is a pass that gathers the sample's pixels, one pass over the tiles per
-// update step (their sums added, on a group of ranks summed over the ranks), and a last pass for
-// the labels' inertia and the classes' pixel counts; the tiles computed on the backend the context
-// picks for them. No output is written: an image larger than memory costs reads, not disk.
-TiledKMeansFit kmeans_fit_tiled(ExecutionContext const& context, std::string const& input, KMeansParams const& params,
-                                TiledOptions const& options = {});
+// KMeansModel. One pass over the tiles counts the image's colours (a histogram of 2^24 counts,
+// 128 MiB, filled by the reading threads) and takes every attempt's sample pixels; K-means' steps
+// depend on a pixel's colour only, so the update steps and the final assignment then run on the
+// colours present, on the host, not on the image again. On a group of ranks each rank counts its
+// own tiles' colours, and the samples, each step's sums and the final totals are summed over the
+// ranks. No output is written.
+TiledKMeansFit kmeans_fit_tiled(std::string const& input, KMeansParams const& params, TiledOptions const& options = {});
 
 struct TiledKMeansResult {
   KMeansResult clusters;
@@ -436,8 +437,9 @@ struct TiledKMeansResult {
 // The `kmeans` pipeline (algorithms/pipelines/kmeans_segment.hpp) on a TIFF (8-bit RGB or gray)
 // tile by tile, equal, label for label and statistic for statistic, to segment_kmeans() on the
 // whole image: kmeans_fit_tiled, the object class from its class counts as in memory, then
-// label_tiled's two passes on each tile's mask of that class (its classes assigned again from the
-// final centres), the statistics against the tile's BT.601 gray.
+// label_tiled's two passes on each tile's mask of that class (its classes assigned on the backend
+// from the final centres, kmeans_assign), the statistics against the tile's BT.601 gray. Three
+// passes, as the nuclei pipeline.
 TiledKMeansResult segment_kmeans_tiled(ExecutionContext const& context, std::string const& input,
                                        std::string const& output, KMeansSegmentParams const& params = {},
                                        TiledOptions const& options = {});

@@ -704,15 +704,12 @@ TiledKMeansResult segment_kmeans_tiled(ExecutionContext const& context, std::str
   int const k = params.kmeans.k;
   GIGASEG_REQUIRE(params.object_class < k, ErrorKind::usage, "KMeansSegmentParams::object_class",
                   "the object class must be below k = " + std::to_string(k));
-  // The clustering's passes, then the labelling's two; progress counts the clustering's as many as
-  // it can take (it may converge sooner).
-  index_t const fit_passes = index_t(params.kmeans.attempts) * (index_t(params.kmeans.iterations) + 2);
+  // The clustering's pass, then the labelling's two.
   TiledOptions first = options;
-  first.progress = options.progress ? std::function<void(index_t, index_t)>([&](index_t done, index_t all) {
-    options.progress(done, all / fit_passes * (fit_passes + 2));
-  })
+  first.progress = options.progress ? std::function<void(index_t, index_t)>(
+                                          [&](index_t done, index_t per_pass) { options.progress(done, 3 * per_pass); })
                                     : nullptr;
-  TiledKMeansFit fit = kmeans_fit_tiled(context, input, params.kmeans, first);
+  TiledKMeansFit fit = kmeans_fit_tiled(input, params.kmeans, first);
   TiledKMeansResult result;
   result.object_class = params.object_class >= 0
                             ? params.object_class
@@ -740,14 +737,12 @@ TiledKMeansResult segment_kmeans_tiled(ExecutionContext const& context, std::str
   };
   LabelParams label_params;
   label_params.connectivity = params.connectivity;
-  TiledLabelResult labelled = label_tiles(context, input, output, label_params, true, options, prepare, fit_passes);
+  TiledLabelResult labelled = label_tiles(context, input, output, label_params, true, options, prepare, 1);
   result.components = labelled.components;
   result.regions = std::move(labelled.regions);
   result.report = labelled.report;
-  result.report.passes = fit.report.passes + 2;  // label_tiles counted the most the clustering could take
   result.report.pixel_bytes_read += fit.report.pixel_bytes_read;
   result.report.peak_tile_bytes = std::max(result.report.peak_tile_bytes, fit.report.peak_tile_bytes);
-  result.report.peak_device_bytes = std::max(result.report.peak_device_bytes, fit.report.peak_device_bytes);
   result.report.seconds.read += fit.report.seconds.read;
   result.report.seconds.compute += fit.report.seconds.compute;
   return result;

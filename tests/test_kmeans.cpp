@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <numeric>
 #include <random>
 #include <opencv2/core.hpp>
@@ -275,6 +276,78 @@ TYPED_TEST(KMeansOnBackend, AttemptsKeepTheBestRunAndItsLabels) {
     }
   }
   EXPECT_TRUE(later_lost) << "the seed should make a later attempt lose, to cover the rerun";
+}
+
+// KMeansModel: an image given in parts (three bands of rows, on the backend) or as its colour
+// histogram (on the host) gives kmeans()'s centres, iterations, inertia and labels, for every
+// feature space and path; the steps run on the parts' summed integers, as the tile engine runs them.
+TYPED_TEST(KMeansOnBackend, ModelOnPartsAndOnColoursEqualsTheWholeImage) {
+  using M = typename TypeParam::memory_space;
+  TypeParam const space;
+  auto const image = test::stain_image(97, 83, 6);
+  index_t const cuts[4] = {0, 20, 21, 83};  // a one-row band among them
+  for (FeatureSpace feature_space : {FeatureSpace::rgb, FeatureSpace::lab, FeatureSpace::gray})
+    for (Path path : {kmeans_path<TypeParam>(Path::automatic), Path::portable}) {
+      SCOPED_TRACE(std::to_string(int(feature_space)) + " path=" + to_string(path));
+      KMeansParams p;
+      p.k = 5;
+      p.seed = 21;
+      p.iterations = 15;
+      p.space = feature_space;
+      p.path = path;
+      auto const [whole, whole_labels] = run(space, image, p);
+      // The image's colours, for the histogram form.
+      std::map<std::uint32_t, std::uint64_t> histogram;
+      for (index_t y = 0; y < image.height(); ++y)
+        for (index_t x = 0; x < image.width(); ++x)
+          histogram[std::uint32_t(image(y, x).r) << 16 | std::uint32_t(image(y, x).g) << 8 | image(y, x).b] += 1;
+      std::vector<Rgb8> colours;
+      std::vector<std::uint64_t> counts;
+      for (auto const& [c, n] : histogram) {
+        colours.push_back(Rgb8{std::uint8_t(c >> 16), std::uint8_t(c >> 8), std::uint8_t(c)});
+        counts.push_back(n);
+      }
+      for (bool on_colours : {false, true}) {
+        KMeansModel model = kmeans_model(p, image.width(), image.height());
+        for (std::size_t i = 0; i < model.sample.size(); ++i)
+          model.sample[i] = image(model.sample_pixels[i] / image.width(), model.sample_pixels[i] % image.width());
+        kmeans_initialise(model);
+        std::vector<ImageView<Rgb8, M>> parts;
+        for (int b = 0; b < 3; ++b)
+          parts.push_back(test::to_space(space, image.roi(0, cuts[b], image.width(), cuts[b + 1] - cuts[b])));
+        while (!model.done()) {
+          std::vector<std::uint64_t> sums(kmeans_sums_size(p.k), 0);
+          if (on_colours)
+            kmeans_add_sums(model, colours, counts, sums);
+          else
+            for (int b = 2; b >= 0; --b)
+              kmeans_add_sums(space, ImageView<Rgb8 const, M>(parts[std::size_t(b)]), model, sums);
+          kmeans_update(model, sums);
+        }
+        std::uint64_t inertia = 0;
+        HostImage<std::uint8_t> labels("labels", image.width(), image.height());
+        for (int b = 0; b < 3; ++b) {
+          ImageView<std::uint8_t, M> part_labels("part_labels", image.width(), cuts[b + 1] - cuts[b]);
+          inertia += kmeans_assign(space, ImageView<Rgb8 const, M>(parts[std::size_t(b)]), model, part_labels);
+          HostImage<std::uint8_t> const host = test::to_host(space, part_labels);
+          for (index_t y = 0; y < host.height(); ++y)
+            for (index_t x = 0; x < host.width(); ++x) labels(cuts[b] + y, x) = host(y, x);
+        }
+        std::vector<std::uint64_t> class_pixels(std::size_t(p.k), 0);
+        EXPECT_EQ(kmeans_assign(model, colours, counts, class_pixels), inertia);
+        for (int c = 0; c < p.k; ++c) {
+          std::uint64_t n = 0;
+          for (index_t y = 0; y < image.height(); ++y)
+            for (index_t x = 0; x < image.width(); ++x) n += whole_labels(y, x) == c;
+          EXPECT_EQ(class_pixels[std::size_t(c)], n) << "class " << c;
+        }
+        KMeansResult const result = model.result(inertia);
+        EXPECT_EQ(result.centres, whole.centres) << (on_colours ? "colours" : "parts");
+        EXPECT_EQ(result.iterations, whole.iterations);
+        EXPECT_EQ(result.inertia, whole.inertia);
+        EXPECT_EQ(test::count_differences(labels, whole_labels), 0);
+      }
+    }
 }
 
 TYPED_TEST(KMeansOnBackend, RecoversSeparatedColours) {
