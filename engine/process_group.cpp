@@ -16,6 +16,21 @@
 #include <string>
 #include <utility>
 
+namespace gigaseg {
+
+std::vector<std::vector<unsigned char>> ProcessGroup::all_to_all(
+    std::vector<std::vector<unsigned char>> const& to_each) const {
+  GIGASEG_REQUIRE(to_each.size() == std::size_t(size()), ErrorKind::internal, "ProcessGroup::all_to_all",
+                  "needs one message a rank");
+  std::vector<std::vector<unsigned char>> received(to_each.size());
+  for (int r = 0; r < size(); ++r)
+    if (r != rank()) send(r, to_each[std::size_t(r)]);
+  for (int r = 0; r < size(); ++r) received[std::size_t(r)] = r == rank() ? to_each[std::size_t(r)] : receive(r);
+  return received;
+}
+
+}  // namespace gigaseg
+
 namespace gigaseg::detail {
 
 void ByteReader::take(void* to, std::size_t n) {
@@ -26,6 +41,28 @@ void ByteReader::take(void* to, std::size_t n) {
 }
 
 namespace {
+
+// A file descriptor, closed when this goes.
+struct Descriptor {
+  int fd = -1;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// `n` bytes written at `offset` of `fd`, the file of the output `path`: a failure is
+// throw_write_failure's error with `what`.
+void write_at(int fd, void const* data, std::size_t n, std::uint64_t offset, std::string const& path,
+              char const* what) {
+  auto const* bytes = static_cast<unsigned char const*>(data);
+  std::size_t done = 0;
+  while (done < n) {
+    ssize_t const written = ::pwrite(fd, bytes + done, n - done, off_t(offset + done));
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) throw_write_failure(path, what, written == 0 ? ENOSPC : errno);
+    done += std::size_t(written);
+  }
+}
 
 // An error as it travels between ranks: failed, kind, subject and reason, then whether it is an
 // allocation that failed (1: an OutOfMemory, or a std::bad_alloc of unknown size, with its bytes
@@ -180,12 +217,7 @@ bool SharedTileWriter::commit_in_place() {
     append_bytes(named, std::vector<char>(temp.begin(), temp.end()));
   }
   std::vector<char> const temp = ByteReader(group_->all_gather(named)[0]).values<char>();
-  struct Descriptor {
-    int fd = -1;
-    ~Descriptor() {
-      if (fd >= 0) ::close(fd);
-    }
-  } out;
+  Descriptor out;
   if (!temp.empty() && !writer_) out.fd = ::open(std::string(temp.begin(), temp.end()).c_str(), O_WRONLY | O_CLOEXEC);
   std::uint64_t missing = !temp.empty() && !writer_ && out.fd < 0 ? 1 : 0;
   group_->sum(&missing, 1);
@@ -225,14 +257,7 @@ bool SharedTileWriter::commit_in_place() {
     for (std::size_t k = 0; k + 1 < offsets.size(); k += 2) where[offsets[k]] = offsets[k + 1];
     for (Spill::Entry const& entry : spill_->entries) {
       std::vector<unsigned char> const tile = spill_->read(entry);
-      off_t const at = off_t(where.at(std::uint64_t(entry.tile)));
-      std::size_t done = 0;
-      while (done < tile.size()) {
-        ssize_t const n = ::pwrite(out.fd, tile.data() + done, tile.size() - done, at + off_t(done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) throw_write_failure(path_, "cannot write a tile", n == 0 ? ENOSPC : errno);
-        done += std::size_t(n);
-      }
+      write_at(out.fd, tile.data(), tile.size(), where.at(std::uint64_t(entry.tile)), path_, "cannot write a tile");
     }
     if (::fsync(out.fd) != 0) throw_write_failure(path_, "cannot flush the tiles", errno);
   });
@@ -294,6 +319,63 @@ void SharedTileWriter::commit() {
   }
   agree(group_, failed);
   collectively(group_, [&] { writer_->commit(); });
+}
+
+void write_text_over_ranks(ProcessGroup const* group, std::string const& path, std::string const& text) {
+  if (group_size(group) <= 1) return write_text_file(path, text);
+  bool const first = group->rank() == 0;
+  std::unique_ptr<AtomicOutput> output;  // rank 0's
+  Descriptor file;
+  collectively(group, [&] {
+    if (!first) return;
+    output = std::make_unique<AtomicOutput>(path);
+    file.fd = ::open(output->temp_path().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (file.fd < 0) throw_write_failure(path, "cannot create", errno);
+  });
+  // Rank 0's temporary file, which the others open where they share its folder, and where each
+  // rank's part begins.
+  std::vector<unsigned char> named;
+  if (first) append_bytes(named, std::vector<char>(output->temp_path().begin(), output->temp_path().end()));
+  std::vector<char> const temp = ByteReader(group->all_gather(named)[0]).values<char>();
+  std::uint64_t const size = text.size();
+  std::vector<unsigned char> sized;
+  append_bytes(sized, &size, 1);
+  std::uint64_t offset = 0;
+  std::vector<std::vector<unsigned char>> const sizes = group->all_gather(sized);
+  for (int r = 0; r < group->rank(); ++r) offset += ByteReader(sizes[std::size_t(r)]).value<std::uint64_t>();
+  if (!first) file.fd = ::open(std::string(temp.begin(), temp.end()).c_str(), O_WRONLY | O_CLOEXEC);
+  std::uint64_t missing = file.fd < 0 ? 1 : 0;
+  group->sum(&missing, 1);
+  if (missing == 0) {
+    // Each rank writes its part in place and flushes it before rank 0 renames the file.
+    collectively(group, [&] {
+      write_at(file.fd, text.data(), text.size(), offset, path, "cannot write");
+      if (!first && ::fsync(file.fd) != 0) throw_write_failure(path, "cannot flush", errno);
+    });
+  } else {
+    // A folder the ranks do not share: the parts go to rank 0, which writes them.
+    std::exception_ptr failed;
+    if (!first) {
+      group->send(0, std::vector<unsigned char>(text.begin(), text.end()));
+    } else {
+      std::uint64_t at = 0;
+      for (int r = 0; r < group->size(); ++r) {
+        std::vector<unsigned char> const part =
+            r == 0 ? std::vector<unsigned char>(text.begin(), text.end()) : group->receive(r);
+        if (failed) continue;
+        try {
+          write_at(file.fd, part.data(), part.size(), at, path, "cannot write");
+        } catch (...) {
+          failed = std::current_exception();
+        }
+        at += part.size();
+      }
+    }
+    agree(group, failed);
+  }
+  collectively(group, [&] {
+    if (first) output->commit();
+  });
 }
 
 }  // namespace gigaseg::detail

@@ -47,6 +47,11 @@ class ProcessGroup {
   // Point to point, from the calling thread: bytes sent to rank `to`, and those rank `from` sent.
   virtual void send(int to, std::vector<unsigned char> const& bytes) const = 0;
   virtual std::vector<unsigned char> receive(int from) const = 0;
+  // Collective: to_each[r] (one entry a rank) goes to rank r; returns what each rank sent this one,
+  // indexed by rank. This implementation sends every message, then receives: a group whose send
+  // waits for its receive (MPI's for large messages) overrides it.
+  virtual std::vector<std::vector<unsigned char>> all_to_all(
+      std::vector<std::vector<unsigned char>> const& to_each) const;
   // The bytes this rank has sent so far (each all_gather counts its contribution once for every
   // other rank, as a ring or a tree would send it): the communication a run costs.
   virtual std::uint64_t bytes_sent() const { return 0; }
@@ -141,6 +146,13 @@ void collectively(ProcessGroup const* group, Work&& work) {
   }
   agree(group, failed);
 }
+
+// Collective: the ranks' texts, in rank order, as one file at `path`, written atomically (nothing
+// under `path` unless every rank's part was written and flushed). Where every rank can open rank
+// 0's temporary file (a folder they share), each writes its part at its offset and flushes it, so
+// that no part passes through rank 0; otherwise the parts are sent to rank 0, which writes them.
+// Without a group, write_text_file.
+void write_text_over_ranks(ProcessGroup const* group, std::string const& path, std::string const& text);
 
 // A tiled output computed by the ranks of a group into one TIFF (TiffTileWriter on rank 0). Each
 // rank writes the tiles it computed, any share of the grid, every tile by one rank. Rank 0 writes

@@ -72,9 +72,14 @@ struct TiledOptions {
   // is distributed. The drivers that keep scratch images (distance_markers_tiled and
   // segment_cells_tiled) keep them in the output's folder, which every rank must then see (a
   // folder they do not share is an Error(usage) naming it); the statistics (region_stats_tiled,
-  // and the regions of the results) are rank 0's, empty on the others. On a group, progress counts
-  // this rank's tiles.
+  // and the regions of the results) are rank 0's, empty on the others, unless spread_regions. On a
+  // group, progress counts this rank's tiles.
   ProcessGroup const* group = nullptr;
+  // On a group: the regions of label_tiled and of the nuclei and kmeans pipelines are spread over
+  // the ranks, each rank the regions of an even share of the labels in order (rank 0 the first),
+  // so that no rank receives every region's sums and the ranks can write them in parallel
+  // (detail::write_text_over_ranks). No effect without a group.
+  bool spread_regions = false;
 };
 
 // The input of a tiled run as a file the engine reads by region: a TIFF as it is; a PNG or
@@ -275,7 +280,8 @@ struct TiledLabelResult {
 // rank, which joins the components on the edges alike; each rank numbers the sets whose first
 // pixel lies in its tiles, from per-(row, tile column) counts summed over the ranks, and the
 // numbers of the sets on edges go to every rank. The statistics meet on rank 0 only: `regions` is
-// rank 0's (empty elsewhere), `components` every rank's.
+// rank 0's (empty elsewhere), `components` every rank's; with TiledOptions::spread_regions each
+// rank's `regions` are those of its share of the labels, their sums sent to it by the other ranks.
 //
 // Errors as read_image_region and TiffTileWriter: Error(input) naming the file and the tile for a
 // corrupt tile, Error(resource) for a full disk, and nothing under `output` on any failure.

@@ -12,6 +12,53 @@
 #include <vector>
 
 namespace gigaseg {
+namespace {
+
+// A reading thread's counts of a tile's colours, in a small open-addressing table (2^16 slots, 1
+// MiB: in the core's cache), added to the image's histogram of 2^24 counts when it fills and at the
+// end: atomic adds straight into the histogram would have the reading threads contend for the few
+// cache lines that hold a stained image's common colours.
+class ColourCounter {
+ public:
+  explicit ColourCounter(std::vector<std::uint64_t>& histogram)
+      : histogram_(histogram), keys_(slots, empty), counts_(slots, 0) {}
+  void add(std::uint32_t colour, std::uint64_t n) {
+    std::size_t slot = std::size_t((colour * 2654435761u) >> (32 - bits));
+    while (keys_[slot] != colour) {
+      if (keys_[slot] == empty) {
+        if (used_ == slots / 2) {  // half full: hand the counts over and start again
+          flush();
+          return add(colour, n);
+        }
+        keys_[slot] = colour;
+        ++used_;
+        break;
+      }
+      slot = (slot + 1) & (slots - 1);
+    }
+    counts_[slot] += n;
+  }
+  void flush() {
+    for (std::size_t slot = 0; slot < slots; ++slot)
+      if (keys_[slot] != empty) {
+        __atomic_fetch_add(&histogram_[keys_[slot]], counts_[slot], __ATOMIC_RELAXED);
+        keys_[slot] = empty;
+        counts_[slot] = 0;
+      }
+    used_ = 0;
+  }
+
+ private:
+  static constexpr int bits = 16;
+  static constexpr std::size_t slots = std::size_t(1) << bits;
+  static constexpr std::uint32_t empty = ~std::uint32_t(0);  // no colour has the top byte set
+  std::vector<std::uint64_t>& histogram_;
+  std::vector<std::uint32_t> keys_;
+  std::vector<std::uint64_t> counts_;
+  std::size_t used_ = 0;
+};
+
+}  // namespace
 
 TiledKMeansFit kmeans_fit_tiled(std::string const& input, KMeansParams const& params, TiledOptions const& options) {
   detail::require_tile_sizes(options);
@@ -47,7 +94,8 @@ TiledKMeansFit kmeans_fit_tiled(std::string const& input, KMeansParams const& pa
   for (std::size_t a = 0; a < models.size(); ++a) packed[a].assign(models[a].sample.size(), 0);
 
   // The one pass over the image: every tile's colours counted into this rank's histogram (the reader
-  // threads count the tiles they decode, a run of equal pixels at a time), the samples' pixels taken.
+  // threads count the tiles they decode, a run of equal pixels at a time, ColourCounter), the
+  // samples' pixels taken.
   std::vector<std::uint64_t> histogram(std::size_t(1) << 24, 0);  // 0xBBGGRR
   auto colour = [](Rgb8 v) { return std::size_t(v.r) | std::size_t(v.g) << 8 | std::size_t(v.b) << 16; };
   detail::collectively(options.group, [&] {
@@ -56,16 +104,18 @@ TiledKMeansFit kmeans_fit_tiled(std::string const& input, KMeansParams const& pa
         mine.size(),
         [&](std::size_t i) {
           HostImage<Rgb8> rgb = rgb8_of(reader.read(grid.core(index_t(mine[i]))), input, "the kmeans pipeline");
+          ColourCounter counter(histogram);
           for (index_t y = 0; y < rgb.height(); ++y) {
             Rgb8 const* row = rgb.row(y);
             index_t x = 0;
             while (x < rgb.width()) {
               index_t end = x + 1;
               while (end < rgb.width() && colour(row[end]) == colour(row[x])) ++end;
-              __atomic_fetch_add(&histogram[colour(row[x])], std::uint64_t(end - x), __ATOMIC_RELAXED);
+              counter.add(std::uint32_t(colour(row[x])), std::uint64_t(end - x));
               x = end;
             }
           }
+          counter.flush();
           return rgb;
         },
         [&](std::size_t i, HostImage<Rgb8>&& rgb) {

@@ -153,13 +153,14 @@ class Components {
 // counts summed over the ranks give (the sets with one first row lie in one row of tiles, ordered
 // by tile column and, inside a tile, by label). The numbers of the edges' sets then go to every
 // rank. `number` gets this rank's components' numbers (indexed by global index); with `stats`, rank
-// 0 receives every rank's sums by number and makes `regions` (the other ranks' stay empty).
-// Returns the number of components.
+// 0 receives every rank's sums by number and makes `regions` (the other ranks' stay empty), or with
+// `spread` each rank receives the sums of an even share of the labels, in order, and makes their
+// regions. Returns the number of components.
 template <class VisitSeams, class Id>
 index_t join_over_ranks(ProcessGroup const& group, Grid const& grid, std::vector<std::size_t> const& mine,
                         std::vector<std::size_t> const& offset, std::vector<RegionTotals>& partials,
                         std::map<std::size_t, std::uint64_t> const& edge_rows, VisitSeams&& visit_seams, Id&& id,
-                        bool stats, std::string const& input, std::vector<Label>& number,
+                        bool stats, bool spread, std::string const& input, std::vector<Label>& number,
                         std::vector<RegionStats>& regions) {
   std::size_t const base = mine.empty() ? 0 : offset[mine.front()];  // this rank's first global index
   auto own = [&](std::size_t g) { return g >= base && g < base + partials.size(); };
@@ -253,10 +254,33 @@ index_t join_over_ranks(ProcessGroup const& group, Grid const& grid, std::vector
     for (std::size_t k = 0; k + 1 < pairs.size(); k += 2) number[pairs[k]] = Label(pairs[k + 1]);
   }
   for (std::size_t g = base; g < base + partials.size(); ++g) number[g] = number[root_of(g)];
-  if (stats) {  // this rank's sums by number, to rank 0
+  if (stats) {  // this rank's sums by number, to rank 0 or to the ranks that own their labels
     std::map<Label, RegionTotals> sums;
     for (std::size_t g = base; g < base + partials.size(); ++g) sums[number[g]].merge(partials[g - base]);
-    if (group.rank() != 0) {
+    if (spread) {
+      // Rank r owns the labels from first_of(r) to first_of(r + 1) - 1, an even share.
+      auto first_of = [&](int r) { return Label(1 + total * std::uint64_t(r) / std::uint64_t(group.size())); };
+      std::vector<std::vector<unsigned char>> to_each(std::size_t(group.size()));
+      auto next = sums.begin();
+      for (int r = 0; r < group.size(); ++r) {
+        std::vector<Label> labels;
+        std::vector<RegionTotals> totals;
+        for (; next != sums.end() && next->first < first_of(r + 1); ++next)
+          labels.push_back(next->first), totals.push_back(next->second);
+        detail::append_bytes(to_each[std::size_t(r)], labels);
+        detail::append_bytes(to_each[std::size_t(r)], totals);
+      }
+      Label const first = first_of(group.rank());
+      std::vector<RegionTotals> totals(std::size_t(first_of(group.rank() + 1) - first));
+      for (auto const& message : group.all_to_all(to_each)) {
+        detail::ByteReader in(message);
+        std::vector<Label> const labels = in.values<Label>();
+        std::vector<RegionTotals> const theirs = in.values<RegionTotals>();
+        for (std::size_t k = 0; k < labels.size(); ++k) totals[labels[k] - first].merge(theirs[k]);
+      }
+      regions.resize(totals.size());
+      for (std::size_t k = 0; k < totals.size(); ++k) regions[k] = totals[k].stats(Label(first + k));
+    } else if (group.rank() != 0) {
       std::vector<Label> labels;
       std::vector<RegionTotals> totals;
       for (auto const& [label, sum] : sums) labels.push_back(label), totals.push_back(sum);
@@ -510,7 +534,7 @@ TiledLabelResult label_tiles(ExecutionContext const& context, std::string const&
     }
   } else {
     result.components = join_over_ranks(*options.group, grid, mine, offset, partials, edge_rows, visit_seams, id, stats,
-                                        input, number, result.regions);
+                                        options.spread_regions, input, number, result.regions);
   }
 
   result.report.join_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - joining).count();

@@ -504,6 +504,51 @@ TEST(ProcessGroup, RoundsOfRingedTilesReachTheSameFixpointOnAnyNumberOfRanks) {
   }
 }
 
+TEST(ProcessGroup, AllToAllDeliversEveryMessageToItsRank) {
+  on_ranks(4, [](ProcessGroup const& group) {
+    std::vector<std::vector<unsigned char>> to_each(4);
+    for (int r = 0; r < 4; ++r)  // r + 1 bytes of (sender, receiver), none to rank 2
+      if (r != 2) to_each[std::size_t(r)].assign(std::size_t(r + 1), (unsigned char)(16 * group.rank() + r));
+    std::vector<std::vector<unsigned char>> const received = group.all_to_all(to_each);
+    ASSERT_EQ(received.size(), 4u);
+    for (int from = 0; from < 4; ++from) {
+      std::size_t const expected = group.rank() == 2 ? 0 : std::size_t(group.rank() + 1);
+      ASSERT_EQ(received[std::size_t(from)].size(), expected) << "from " << from;
+      for (unsigned char b : received[std::size_t(from)]) EXPECT_EQ(b, 16 * from + group.rank());
+    }
+  });
+}
+
+// A text written by the ranks: their parts in rank order in one file, each written by its rank
+// into rank 0's temporary file; an empty part anywhere; nothing under the name when a rank fails.
+TEST(ProcessGroup, TextOverRanksIsTheirPartsInRankOrder) {
+  std::string const path = scratch_path("text.csv");
+  std::string expected;
+  std::vector<std::string> parts(3);
+  for (int r = 0; r < 3; ++r) {
+    if (r == 1) continue;  // rank 1 has no rows
+    for (int line = 0; line < 2000 * (r + 1); ++line)
+      parts[std::size_t(r)] += std::to_string(r) + "," + std::to_string(line) + "\n";
+    expected += parts[std::size_t(r)];
+  }
+  std::filesystem::remove(path);
+  on_ranks(3, [&](ProcessGroup const& group) {
+    detail::write_text_over_ranks(&group, path, parts[std::size_t(group.rank())]);
+  });
+  std::vector<char> const written = bytes_of(path);
+  EXPECT_EQ(std::string(written.begin(), written.end()), expected);
+  std::filesystem::remove(path);
+  std::vector<std::exception_ptr> errors;
+  on_ranks(
+      3,
+      [&](ProcessGroup const& group) {
+        detail::write_text_over_ranks(&group, path + (group.rank() == 0 ? "/not-a-folder" : ""), "x");
+      },
+      &errors);
+  for (auto const& e : errors) EXPECT_TRUE(e) << "every rank fails with rank 0";
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
 // A scratch file made with a group: rank 0's name on every rank, created by rank 0 and removed
 // when rank 0's object goes; the choices every rank must make alike are rank 0's.
 TEST(ProcessGroup, SharedScratchFilesAndChoicesAreRankZeros) {

@@ -47,7 +47,8 @@ Command make_label_command(CLI::App& parent) {
       params.connectivity = arguments->connectivity;
       params.equal_value = arguments->equal_value;
       params.path = parse_path(arguments->path);
-      TiledOptions const options = tiled_options(tiling, session);
+      TiledOptions options = tiled_options(tiling, session);
+      options.spread_regions = arguments->geojson.empty();  // the outlines are traced by rank 0, with every region
       TiledLabelResult result;
       {
         StageTimer timer(session, "compute");  // reading, labelling and writing interleave
@@ -56,10 +57,8 @@ Command make_label_command(CLI::App& parent) {
       }
       {
         StageTimer timer(session, "write");
-        // Rank 0 writes the statistics; every rank ends with its outcome.
-        detail::collectively(session.group, [&] {
-          if (!arguments->stats.empty() && session.first_rank()) write_stats_csv(arguments->stats, result.regions);
-        });
+        // Every rank writes its regions' rows.
+        if (!arguments->stats.empty()) write_stats_csv(session.group, arguments->stats, result.regions);
       }
       if (!arguments->geojson.empty()) {
         StageTimer timer(session, "geojson");  // the labels read back in bands of rows, traced and written

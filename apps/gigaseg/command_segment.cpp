@@ -31,7 +31,8 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
   GIGASEG_REQUIRE(format_for_extension(a.output) == ImageFormat::tiff, ErrorKind::usage, a.output,
                   "tiled labels are written to a .tif or .tiff file");
   PipelineParams const params = pipeline_params(a.pipeline);
-  TiledOptions const options = tiled_options(tiling, session);
+  TiledOptions options = tiled_options(tiling, session);
+  options.spread_regions = a.geojson.empty();  // the outlines are traced by rank 0, with every region
   auto& r = session.report;
   std::vector<RegionStats> regions;
   index_t components = 0;
@@ -71,10 +72,8 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
   }
   {
     StageTimer timer(session, "write");
-    // Rank 0 writes the statistics; every rank ends with its outcome.
-    detail::collectively(session.group, [&] {
-      if (!a.stats.empty() && session.first_rank()) write_stats_csv(a.stats, regions);
-    });
+    // Every rank writes its regions' rows (cells: rank 0 holds them all).
+    if (!a.stats.empty()) write_stats_csv(session.group, a.stats, regions);
   }
   if (!a.geojson.empty()) {
     StageTimer timer(session, "geojson");  // the labels read back in bands of rows, traced and written

@@ -46,10 +46,12 @@ void write_label_image(std::string const& path, HostImage<Label> const& labels, 
   write_image(path, narrow);
 }
 
-// Rows are formatted in pieces of 16384 on the writer threads (a slide has hundreds of thousands of
-// regions, and printf-formatting them on one thread takes longer than labelling them on a GPU).
-void write_stats_csv(std::string const& path, std::vector<RegionStats> const& regions) {
-  std::string csv = "label,area,x0,y0,x1,y1,cx,cy,perimeter,mean_intensity\n";
+namespace {
+// The CSV's rows of `regions`, after its header line when `header`. Rows are formatted in pieces of
+// 16384 on the writer threads (a slide has hundreds of thousands of regions, and printf-formatting
+// them on one thread takes longer than labelling them on a GPU).
+std::string stats_csv(std::vector<RegionStats> const& regions, bool header) {
+  std::string csv = header ? "label,area,x0,y0,x1,y1,cx,cy,perimeter,mean_intensity\n" : "";
   csv.reserve(csv.size() + regions.size() * 64);
   std::size_t const piece = 16384;
   detail::encode_in_order(
@@ -67,7 +69,16 @@ void write_stats_csv(std::string const& path, std::vector<RegionStats> const& re
         }
       },
       [&](std::size_t, std::vector<unsigned char>& bytes) { csv.append(bytes.begin(), bytes.end()); });
-  write_text_file(path, csv);
+  return csv;
+}
+}  // namespace
+
+void write_stats_csv(std::string const& path, std::vector<RegionStats> const& regions) {
+  write_text_file(path, stats_csv(regions, true));
+}
+
+void write_stats_csv(ProcessGroup const* group, std::string const& path, std::vector<RegionStats> const& regions) {
+  detail::write_text_over_ranks(group, path, stats_csv(regions, detail::group_rank(group) == 0));
 }
 
 void add_geojson_options(CLI::App& app, std::string& geojson, double& simplify) {

@@ -4,6 +4,7 @@
 #include "gigaseg/algorithms/outlines.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/engine/process_group.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -21,6 +22,10 @@ void write_label_image(std::string const& path, HostImage<Label> const& labels, 
 
 // label,area,x0,y0,x1,y1,cx,cy,perimeter,mean_intensity (docs/cli.md), one row a component.
 void write_stats_csv(std::string const& path, std::vector<RegionStats> const& regions);
+// Collective: the same file from the regions of every rank of `group` (each rank's, in label order,
+// following the previous rank's: as TiledOptions::spread_regions leaves them, or all on rank 0),
+// each rank writing its rows (detail::write_text_over_ranks). Without a group, write_stats_csv.
+void write_stats_csv(ProcessGroup const* group, std::string const& path, std::vector<RegionStats> const& regions);
 
 // The regions' outlines (algorithms/outlines.hpp, traced with `connectivity` and the Douglas-Peucker
 // tolerance `simplify`) as a GeoJSON FeatureCollection (docs/cli.md, "GeoJSON"): one feature a

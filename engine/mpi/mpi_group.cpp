@@ -94,6 +94,37 @@ std::vector<unsigned char> MpiGroup::receive(int from) const {
   return bytes;
 }
 
+std::vector<std::vector<unsigned char>> MpiGroup::all_to_all(
+    std::vector<std::vector<unsigned char>> const& to_each) const {
+  GIGASEG_REQUIRE(to_each.size() == std::size_t(size_), ErrorKind::internal, "MpiGroup::all_to_all",
+                  "needs one message a rank");
+  std::size_t const n = std::size_t(size_);
+  std::vector<int> send_counts(n), send_at(n), receive_counts(n), receive_at(n);
+  std::vector<unsigned char> out;
+  for (std::size_t r = 0; r < n; ++r) {
+    send_at[r] = message_count(out.size());
+    send_counts[r] = message_count(to_each[r].size());
+    out.insert(out.end(), to_each[r].begin(), to_each[r].end());
+    if (int(r) != rank_) sent_ += to_each[r].size() + sizeof(int);
+  }
+  message_count(out.size());
+  check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm_), "MPI_Alltoall");
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    receive_at[r] = message_count(total);
+    total += std::size_t(receive_counts[r]);
+  }
+  message_count(total);
+  std::vector<unsigned char> in(total);
+  check(MPI_Alltoallv(out.data(), send_counts.data(), send_at.data(), MPI_BYTE, in.data(), receive_counts.data(),
+                      receive_at.data(), MPI_BYTE, comm_),
+        "MPI_Alltoallv");
+  std::vector<std::vector<unsigned char>> received(n);
+  for (std::size_t r = 0; r < n; ++r)
+    received[r].assign(in.begin() + receive_at[r], in.begin() + receive_at[r] + receive_counts[r]);
+  return received;
+}
+
 namespace {
 
 // work_counter's counter: kept by rank 0 (WorkCounter).

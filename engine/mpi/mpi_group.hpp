@@ -29,6 +29,8 @@ class MpiGroup final : public ProcessGroup {
   void sum(std::uint64_t* values, std::size_t count) const override;
   void send(int to, std::vector<unsigned char> const& bytes) const override;
   std::vector<unsigned char> receive(int from) const override;
+  std::vector<std::vector<unsigned char>> all_to_all(
+      std::vector<std::vector<unsigned char>> const& to_each) const override;  // MPI_Alltoallv
   // Rank 0 keeps the count and answers the others from a thread of its own, so that a rank asks
   // while rank 0 computes: MPI_THREAD_MULTIPLE (MpiEnvironment asks for it). Where the MPI gives
   // less, the numbers go round the ranks in turn (rank r takes r, r + size, ...) instead.

@@ -212,6 +212,18 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
   check unshared-folder-one-line test "$(grep -c 'private: is not shared by the ranks' "$work/err")" -eq 1
   check unshared-folder-usage-error grep -q '^gigaseg: usage error: ' "$work/err"
   check unshared-folder-nothing-left test -z "$(ls -A "$work/private")"
+  # nuclei needs no shared folder: the tiles and the statistics' rows rank 1 cannot write into rank
+  # 0's temporary files go to rank 0, and the outputs are the single process's.
+  rm -f "$work/codes"
+  "${mpirun[@]}" -n 2 bash -c 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then
+      unshare -m sh -c "mount -t tmpfs none \"$1\" && exec \"\$0\" \"\$@\"" "${@:2}"
+    else "${@:2}"; fi; code=$?; echo "$code" >>"'"$work"'/codes"; exit $code' rank "$work/private" \
+    "$gigaseg" --threads 1 segment "$work/tissue.tif" "$work/private/n.tif" --pipeline nuclei --tile 128x96 \
+    --stats "$work/private/n.csv" >/dev/null 2>"$work/err"
+  check unshared-nuclei-exit-0-on-all test "$(sort -u "$work/codes" | tr '\n' ' ')" = "0 "
+  check unshared-nuclei-same-file cmp -s "$work/nuclei-1p.tif" "$work/private/n.tif"
+  check unshared-nuclei-same-csv cmp -s "$work/nuclei-1p.csv" "$work/private/n.csv"
+  rm -f "$work/private/n.tif" "$work/private/n.csv"
 fi
 
 # Commands that run on one process refuse several ranks, each rank with the same usage error.
