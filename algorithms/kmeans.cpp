@@ -81,6 +81,8 @@ using HostWords = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
 
 bool KMeansModel::done() const {
   detail::KMeansState const layout{params.k};
+  GIGASEG_REQUIRE(state.size() == std::size_t(layout.size()) && centres.size() == 4 * std::size_t(params.k),
+                  ErrorKind::usage, "KMeansModel", "not made by kmeans_model");
   return state[std::size_t(layout.converged())] != 0 ||
          state[std::size_t(layout.iterations())] >= std::uint64_t(params.iterations);
 }
@@ -115,6 +117,7 @@ KMeansModel kmeans_model(KMeansParams const& params, index_t width, index_t heig
 }
 
 void kmeans_initialise(KMeansModel& model) {
+  (void)model.done();  // the model's shape checked
   GIGASEG_REQUIRE(model.sample.size() == model.sample_pixels.size() && !model.sample.empty(), ErrorKind::usage,
                   "kmeans_initialise", "the model's sample is not filled");
   int const n = int(model.sample.size());
@@ -134,9 +137,9 @@ void kmeans_initialise(KMeansModel& model) {
 void kmeans_update(KMeansModel& model, std::vector<std::uint64_t> const& sums) {
   int const k = model.params.k;
   detail::KMeansState const layout{k};
+  if (model.done()) return;  // (done() checks the model's shape)
   GIGASEG_REQUIRE(sums.size() == kmeans_sums_size(k), ErrorKind::usage, "kmeans_update(sums)",
                   "must hold kmeans_sums_size(k) words");
-  if (model.done()) return;
   std::copy(sums.begin(), sums.end(), model.state.begin() + layout.sums());
   Host const host;
   HostWords<int> const centres(model.centres.data(), model.centres.size());

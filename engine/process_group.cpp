@@ -356,7 +356,12 @@ void write_text_over_ranks(ProcessGroup const* group, std::string const& path, s
     // A folder the ranks do not share: the parts go to rank 0, which writes them.
     std::exception_ptr failed;
     if (!first) {
-      group->send(0, std::vector<unsigned char>(text.begin(), text.end()));
+      try {
+        group->send(0, std::vector<unsigned char>(text.begin(), text.end()));
+      } catch (...) {  // (a part too large for one message): rank 0 still gets one, and agree() says why
+        failed = std::current_exception();
+        group->send(0, {});
+      }
     } else {
       std::uint64_t at = 0;
       for (int r = 0; r < group->size(); ++r) {

@@ -14,10 +14,11 @@
 namespace gigaseg {
 namespace {
 
-// A reading thread's counts of a tile's colours, in a small open-addressing table (2^16 slots, 1
-// MiB: in the core's cache), added to the image's histogram of 2^24 counts when it fills and at the
-// end: atomic adds straight into the histogram would have the reading threads contend for the few
-// cache lines that hold a stained image's common colours.
+// The counts of one tile's colours, kept by the reading thread that decoded it in a small
+// open-addressing table (2^16 slots, 768 KiB: in the core's cache), added to the image's histogram
+// of 2^24 counts (atomically: the reading threads share it) when the table is half full and at the
+// end. Atomic adds of every run of pixels straight into the histogram had the reading threads
+// contend for the few cache lines that hold a stained image's common colours.
 class ColourCounter {
  public:
   explicit ColourCounter(std::vector<std::uint64_t>& histogram)
@@ -96,9 +97,10 @@ TiledKMeansFit kmeans_fit_tiled(std::string const& input, KMeansParams const& pa
   // The one pass over the image: every tile's colours counted into this rank's histogram (the reader
   // threads count the tiles they decode, a run of equal pixels at a time, ColourCounter), the
   // samples' pixels taken.
-  std::vector<std::uint64_t> histogram(std::size_t(1) << 24, 0);  // 0xBBGGRR
+  std::vector<std::uint64_t> histogram;  // 0xBBGGRR
   auto colour = [](Rgb8 v) { return std::size_t(v.r) | std::size_t(v.g) << 8 | std::size_t(v.b) << 16; };
   detail::collectively(options.group, [&] {
+    histogram.assign(std::size_t(1) << 24, 0);
     detail::TileReader reader(input, shape, grid.tile_width, grid.tile_height);
     detail::pipeline_tiles(
         mine.size(),
@@ -132,14 +134,21 @@ TiledKMeansFit kmeans_fit_tiled(std::string const& input, KMeansParams const& pa
         [](std::size_t, int) {}, detail::PipelineWorkers{reader.concurrent_reads(threads), 1, &report.seconds});
   });
   report.passes = 1;
+  // The colours present and their counts (12 bytes a colour), the histogram's memory given back.
   std::vector<Rgb8> colours;
   std::vector<std::uint64_t> counts;
-  for (std::size_t c = 0; c < histogram.size(); ++c)
-    if (histogram[c] != 0) {
-      colours.push_back(Rgb8{std::uint8_t(c), std::uint8_t(c >> 8), std::uint8_t(c >> 16)});
-      counts.push_back(histogram[c]);
-    }
-  histogram = {};
+  detail::collectively(options.group, [&] {
+    std::size_t const present =
+        std::size_t(std::count_if(histogram.begin(), histogram.end(), [](std::uint64_t n) { return n != 0; }));
+    colours.reserve(present);
+    counts.reserve(present);
+    for (std::size_t c = 0; c < histogram.size(); ++c)
+      if (histogram[c] != 0) {
+        colours.push_back(Rgb8{std::uint8_t(c), std::uint8_t(c >> 8), std::uint8_t(c >> 16)});
+        counts.push_back(histogram[c]);
+      }
+    std::vector<std::uint64_t>().swap(histogram);
+  });
 
   // Each attempt on the histogram: on a group, each rank's sums of its own colours summed over the ranks.
   auto compute_start = std::chrono::steady_clock::now();

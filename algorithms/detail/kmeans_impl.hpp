@@ -363,8 +363,6 @@ std::vector<std::uint64_t> kmeans_part_pass(ExecSpace const& space,
   using Memory = typename ExecSpace::memory_space;
   int const k = model.params.k;
   KMeansState const layout{k};
-  GIGASEG_REQUIRE(model.state.size() == std::size_t(layout.size()) && model.centres.size() == 4 * std::size_t(k),
-                  ErrorKind::usage, "KMeansModel", "not made by kmeans_model");
   auto const tables = lab_tables_on(space, model.params.space);
   FeatureMap const features{model.params.space, tables.data(), lab_matrix()};
   // The state (its sums zeroed) and the centres, in one allocation of 64-bit words.

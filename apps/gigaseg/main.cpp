@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
           command.name,
           "runs on one process, not on " + std::to_string(ranks.size()) +
               " ranks (distributed: histogram, threshold, the filters, label, edt, watershed, segment --pipeline "
-              "nuclei or cells, batch)");
+              "nuclei, cells or kmeans, batch)");
     // Ranks sharing a node take its GPUs in turn, unless --device names one (a launcher that gives
     // each rank its own GPU, as Slurm's --gpus-per-task does, leaves each one visible GPU), and
     // are bound to the cores near their GPU, shared evenly with the node's other ranks near the same

@@ -99,22 +99,31 @@ std::vector<std::vector<unsigned char>> MpiGroup::all_to_all(
   GIGASEG_REQUIRE(to_each.size() == std::size_t(size_), ErrorKind::internal, "MpiGroup::all_to_all",
                   "needs one message a rank");
   std::size_t const n = std::size_t(size_);
+  // MPI counts bytes in ints: what a rank sends, and what it receives, in all under 2 GiB. Each
+  // limit is agreed by every rank before the collective it guards, so that all throw or none.
+  auto agree_fits = [&](std::size_t bytes) {
+    std::uint64_t over = bytes > std::size_t(INT_MAX) ? 1 : 0;
+    check(MPI_Allreduce(MPI_IN_PLACE, &over, 1, MPI_UINT64_T, MPI_SUM, comm_), "MPI_Allreduce");
+    GIGASEG_REQUIRE(over == 0, ErrorKind::resource, "MpiGroup",
+                    "an exchange of over 2 GiB between the ranks (" + std::to_string(bytes) + " bytes on this rank)");
+  };
+  std::size_t sending = 0;
+  for (auto const& message : to_each) sending += message.size();
+  agree_fits(sending);
   std::vector<int> send_counts(n), send_at(n), receive_counts(n), receive_at(n);
   std::vector<unsigned char> out;
+  out.reserve(sending);
   for (std::size_t r = 0; r < n; ++r) {
-    send_at[r] = message_count(out.size());
-    send_counts[r] = message_count(to_each[r].size());
+    send_at[r] = int(out.size());
+    send_counts[r] = int(to_each[r].size());
     out.insert(out.end(), to_each[r].begin(), to_each[r].end());
     if (int(r) != rank_) sent_ += to_each[r].size() + sizeof(int);
   }
-  message_count(out.size());
   check(MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm_), "MPI_Alltoall");
   std::size_t total = 0;
-  for (std::size_t r = 0; r < n; ++r) {
-    receive_at[r] = message_count(total);
-    total += std::size_t(receive_counts[r]);
-  }
-  message_count(total);
+  for (std::size_t r = 0; r < n; ++r) total += std::size_t(receive_counts[r]);
+  agree_fits(total);
+  for (std::size_t r = 0, at = 0; r < n; at += std::size_t(receive_counts[r]), ++r) receive_at[r] = int(at);
   std::vector<unsigned char> in(total);
   check(MPI_Alltoallv(out.data(), send_counts.data(), send_at.data(), MPI_BYTE, in.data(), receive_counts.data(),
                       receive_at.data(), MPI_BYTE, comm_),
