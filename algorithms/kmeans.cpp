@@ -97,8 +97,8 @@ KMeansResult KMeansModel::result(std::uint64_t inertia) const {
 KMeansModel kmeans_model(KMeansParams const& params, index_t width, index_t height, int attempt) {
   detail::require_kmeans_params(params);
   GIGASEG_REQUIRE(width > 0 && height > 0, ErrorKind::input, "kmeans", "empty image");
-  GIGASEG_REQUIRE(attempt >= 0 && attempt < params.attempts, ErrorKind::usage, "kmeans_model(attempt)",
-                  "must be 0 to KMeansParams::attempts - 1");
+  GIGASEG_REQUIRE(attempt >= 0 && attempt < params.attempts, ErrorKind::usage, "kmeans_model",
+                  "the attempt must be 0 to KMeansParams::attempts - 1");
   KMeansModel model;
   model.params = params;
   model.attempt = attempt;
@@ -138,8 +138,8 @@ void kmeans_update(KMeansModel& model, std::vector<std::uint64_t> const& sums) {
   int const k = model.params.k;
   detail::KMeansState const layout{k};
   if (model.done()) return;  // (done() checks the model's shape)
-  GIGASEG_REQUIRE(sums.size() == kmeans_sums_size(k), ErrorKind::usage, "kmeans_update(sums)",
-                  "must hold kmeans_sums_size(k) words");
+  GIGASEG_REQUIRE(sums.size() == kmeans_sums_size(k), ErrorKind::usage, "kmeans_update",
+                  "the sums must be kmeans_sums_size(k) words");
   std::copy(sums.begin(), sums.end(), model.state.begin() + layout.sums());
   Host const host;
   HostWords<int> const centres(model.centres.data(), model.centres.size());
@@ -198,8 +198,8 @@ struct ColourPass {
 // The pass's words: an update pass's kmeans_sums_size(k), a final pass's k class counts and the inertia.
 std::vector<std::uint64_t> colour_pass(KMeansModel const& model, std::vector<Rgb8> const& colours,
                                        std::vector<std::uint64_t> const& counts, bool final_pass) {
-  GIGASEG_REQUIRE(colours.size() == counts.size(), ErrorKind::usage, "kmeans_add_sums(counts)",
-                  "must hold a count for every colour");
+  GIGASEG_REQUIRE(colours.size() == counts.size(), ErrorKind::usage, "kmeans_add_sums",
+                  "the counts must hold one count a colour");
   int const k = model.params.k;
   std::vector<std::uint64_t> words(final_pass ? std::size_t(k) + 1 : kmeans_sums_size(k), 0);
   detail::FeatureMap const features{model.params.space, detail::lab_tables().data(), detail::lab_matrix()};
@@ -215,8 +215,8 @@ std::vector<std::uint64_t> colour_pass(KMeansModel const& model, std::vector<Rgb
 void kmeans_add_sums(KMeansModel const& model, std::vector<Rgb8> const& colours,
                      std::vector<std::uint64_t> const& counts, std::vector<std::uint64_t>& sums) {
   GIGASEG_REQUIRE(!model.done(), ErrorKind::usage, "kmeans_add_sums", "the model is done: no update step is left");
-  GIGASEG_REQUIRE(sums.size() == kmeans_sums_size(model.params.k), ErrorKind::usage, "kmeans_add_sums(sums)",
-                  "must hold kmeans_sums_size(k) words");
+  GIGASEG_REQUIRE(sums.size() == kmeans_sums_size(model.params.k), ErrorKind::usage, "kmeans_add_sums",
+                  "the sums must be kmeans_sums_size(k) words");
   std::vector<std::uint64_t> const part = colour_pass(model, colours, counts, false);
   for (std::size_t i = 0; i < sums.size(); ++i) sums[i] += part[i];
 }
@@ -225,8 +225,8 @@ std::uint64_t kmeans_assign(KMeansModel const& model, std::vector<Rgb8> const& c
                             std::vector<std::uint64_t> const& counts, std::vector<std::uint64_t>& class_pixels) {
   int const k = model.params.k;
   GIGASEG_REQUIRE(model.done(), ErrorKind::usage, "kmeans_assign", "the model still has update steps to run");
-  GIGASEG_REQUIRE(class_pixels.size() == std::size_t(k), ErrorKind::usage, "kmeans_assign(class_pixels)",
-                  "must hold k counts");
+  GIGASEG_REQUIRE(class_pixels.size() == std::size_t(k), ErrorKind::usage, "kmeans_assign",
+                  "class_pixels must hold k counts");
   std::vector<std::uint64_t> const part = colour_pass(model, colours, counts, true);
   for (int c = 0; c < k; ++c) class_pixels[std::size_t(c)] += part[std::size_t(c)];
   return part[std::size_t(k)];

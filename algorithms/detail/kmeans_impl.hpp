@@ -397,8 +397,8 @@ template <class ExecSpace>
 void kmeans_add_sums(ExecSpace const& space, ImageView<Rgb8 const, typename ExecSpace::memory_space> const& part,
                      KMeansModel const& model, std::vector<std::uint64_t>& sums) {
   GIGASEG_REQUIRE(!model.done(), ErrorKind::usage, "kmeans_add_sums", "the model is done: no update step is left");
-  GIGASEG_REQUIRE(sums.size() == kmeans_sums_size(model.params.k), ErrorKind::usage, "kmeans_add_sums(sums)",
-                  "must hold kmeans_sums_size(k) words");
+  GIGASEG_REQUIRE(sums.size() == kmeans_sums_size(model.params.k), ErrorKind::usage, "kmeans_add_sums",
+                  "the sums must be kmeans_sums_size(k) words");
   std::vector<std::uint64_t> const part_sums =
       detail::kmeans_part_pass(space, part, ImageView<std::uint8_t, typename ExecSpace::memory_space>(), model, false);
   for (std::size_t i = 0; i < sums.size(); ++i) sums[i] += part_sums[i];
