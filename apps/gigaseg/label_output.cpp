@@ -78,7 +78,9 @@ void write_stats_csv(std::string const& path, std::vector<RegionStats> const& re
 }
 
 void write_stats_csv(ProcessGroup const* group, std::string const& path, std::vector<RegionStats> const& regions) {
-  detail::write_text_over_ranks(group, path, stats_csv(regions, detail::group_rank(group) == 0));
+  std::string rows;  // formatted before the ranks meet in the file, all or none of them
+  detail::collectively(group, [&] { rows = stats_csv(regions, detail::group_rank(group) == 0); });
+  detail::write_text_over_ranks(group, path, rows);
 }
 
 void add_geojson_options(CLI::App& app, std::string& geojson, double& simplify) {
