@@ -8,6 +8,7 @@
 #include "gigaseg/core/image.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/io/read_ahead.hpp"
 #include "gigaseg/core/kokkos_view.hpp"
 #include "gigaseg/core/pixel.hpp"
 #include "gigaseg/core/runtime.hpp"

@@ -5,6 +5,7 @@
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/io/ordered_chunks.hpp"
+#include "gigaseg/core/io/read_ahead.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
 #include "tests/generators.hpp"
 
@@ -601,6 +602,76 @@ TEST_F(ImageFiles, MissingEmptyAndUnknownFiles) {
   expect_input_error(path("empty.png"), "empty");
   write_bytes("text.png", "hello, this is not an image");
   expect_input_error(path("text.png"), "not a PNG, TIFF, PGM/PPM, FITS or whole-slide image");
+}
+
+// An image read ahead is read_image's, in memory Kokkos did not allocate (an unmanaged view, so
+// that the read can run before Kokkos::initialize), with 128-byte aligned rows; a failure is
+// read_image's error, thrown by take(); an image is taken once.
+TEST_F(ImageFiles, ReadAheadGivesReadImagesImageInMemoryOfItsOwn) {
+  auto const u8 = test::noise_u8(301, 77, 11);
+  auto const u16 = test::noise_u16(64, 129, 12);
+  auto const f32 = test::noise_f32(97, 31, 13);
+  auto const rgb = test::noise_rgb8(45, 66, 14);
+  HostImage<std::uint32_t> const labels = blocky_labels(200, 90);
+  write_image(path("a.png"), u16);
+  write_image(path("b.tif"), f32, WriteOptions{false, 0});  // strips
+  write_image(path("c.tif"), labels, WriteOptions{true, 32, TiffCompression::zstd});
+  write_image(path("d.ppm"), rgb);
+  write_image(path("e.pgm"), u8);
+  auto const own_memory = [](AnyHostImage const& image) {
+    return std::visit(
+        [](auto const& i) {
+          return i.storage().use_count() == 0 &&
+                 reinterpret_cast<std::uintptr_t>(i.row(0)) % row_alignment_bytes == 0 &&
+                 i.pitch_bytes() == aligned_pitch(i.width(), index_t(sizeof(*i.data())));
+        },
+        image);
+  };
+  {
+    ReadAhead a(path("a.png")), b(path("b.tif")), c(path("c.tif")), d(path("d.ppm")), e(path("e.pgm"));
+    EXPECT_TRUE(a.pending());
+    AnyHostImage const images[] = {a.take(), b.take(), c.take(), d.take(), e.take()};
+    EXPECT_FALSE(a.pending());
+    expect_same(images[0], u16);
+    expect_same(images[1], f32);
+    expect_same(images[2], labels);
+    expect_same(images[3], rgb);
+    expect_same(images[4], u8);
+    for (auto const& image : images) EXPECT_TRUE(own_memory(image));
+    EXPECT_FALSE(own_memory(read_image(path("a.png"))));  // read_image's is Kokkos's
+    EXPECT_GT(a.read_ms(), 0.0);
+    try {
+      a.take();
+      FAIL() << "a second take";
+    } catch (Error const& error) {
+      EXPECT_EQ(error.kind(), ErrorKind::internal) << error.what();
+    }
+  }
+  // The errors are read_image's, whole.
+  write_bytes("text.png", "hello, this is not an image");
+  truncate_to("c.tif", 0.5);
+  for (std::string const name : {"missing.tif", "text.png", "c.tif"}) {
+    std::string expected;
+    try {
+      read_image(path(name));
+    } catch (Error const& error) {
+      expected = error.what();
+    }
+    ASSERT_FALSE(expected.empty()) << name;
+    ReadAhead ahead(path(name));
+    try {
+      ahead.take();
+      FAIL() << "no error for " << name;
+    } catch (Error const& error) {
+      EXPECT_EQ(error.kind(), ErrorKind::input);
+      EXPECT_EQ(std::string(error.what()), expected);
+    }
+  }
+  // A read discarded is never taken, and its error is dropped.
+  ReadAhead discarded(path("text.png"));
+  discarded.discard();
+  EXPECT_FALSE(discarded.pending());
+  EXPECT_THROW(discarded.take(), Error);
 }
 
 TEST_F(ImageFiles, TruncatedFilesAreInputErrors) {

@@ -1,6 +1,7 @@
 #pragma once
 // Shared pieces of the gigaseg commands: the global options, the per-run state, and output.
 #include "gigaseg/core/context.hpp"
+#include "gigaseg/core/io/read_ahead.hpp"
 #include "gigaseg/core/runtime.hpp"
 #include "gigaseg/engine/process_group.hpp"
 
@@ -39,6 +40,7 @@ struct Session {
   std::string bound_cpus;               // the cores this rank is bound to (hwloc list), when ranks share a node
   int device = -1;                      // the GPU ordinal this process uses (-1: no GPU)
   bool mpi_cuda_aware = false;          // the MPI under the ranks passes GPU memory itself
+  ReadAhead* read_ahead = nullptr;      // the command's input, read while Kokkos started (main.cpp)
   bool first_rank() const noexcept { return group == nullptr || group->rank() == 0; }
 };
 
@@ -53,6 +55,10 @@ class StageTimer {
   std::string name_;
   std::chrono::steady_clock::time_point start_;
 };
+
+// The command's input file read whole: the read started before Kokkos (session.read_ahead) when it
+// is of `path`, else read_image(path).
+AnyHostImage read_input(Session& session, std::string const& path);
 
 struct Command {
   std::string name;

@@ -66,7 +66,7 @@ Command make_histogram_command(CLI::App& parent) {
     AnyHostImage image;
     {
       StageTimer timer(session, "read");
-      image = read_image(arguments->input);
+      image = read_input(session, arguments->input);
     }
     PixelType const type = pixel_type(image);
     bool const binned = arguments->bins > 0;

@@ -35,7 +35,7 @@ Command make_kmeans_command(CLI::App& parent) {
     AnyHostImage image;
     {
       StageTimer timer(session, "read");
-      image = read_image(arguments->input);
+      image = read_input(session, arguments->input);
     }
     HostImage<Rgb8> const rgb = rgb8_of(image, arguments->input, "kmeans");
     KMeansParams params;

@@ -84,7 +84,7 @@ Command make_label_command(CLI::App& parent) {
     AnyHostImage image;
     {
       StageTimer timer(session, "read");
-      image = read_image(arguments->input);
+      image = read_input(session, arguments->input);
     }
     bool const measured = !arguments->stats.empty() || !arguments->geojson.empty();
     GIGASEG_REQUIRE(!measured || pixel_type(image) != PixelType::u32, ErrorKind::input, arguments->input,

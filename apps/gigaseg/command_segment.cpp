@@ -113,7 +113,7 @@ void segment_stars(Session& session, SegmentArguments const& a) {
   AnyHostImage image;
   {
     StageTimer timer(session, "read");
-    image = read_image(a.input);
+    image = read_input(session, a.input);
   }
   GIGASEG_REQUIRE(pixel_type(image) != PixelType::rgb8, ErrorKind::input, a.input,
                   "the stars pipeline takes a gray or float image, not RGB");
@@ -212,7 +212,7 @@ Command make_segment_command(CLI::App& parent) {
     AnyHostImage image;
     {
       StageTimer timer(session, "read");
-      image = read_image(a.input);
+      image = read_input(session, a.input);
     }
     Segmentation outcome;
     {

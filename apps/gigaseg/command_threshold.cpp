@@ -98,7 +98,7 @@ Command make_threshold_command(CLI::App& parent) {
     AnyHostImage image;
     {
       StageTimer timer(session, "read");
-      image = read_image(arguments->input);
+      image = read_input(session, arguments->input);
     }
     PixelType const type = pixel_type(image);
     // value=T (mask: pixel > T) must split the pixel type's range; past it every pixel, or none,

@@ -104,7 +104,7 @@ Command make_watershed_command(CLI::App& parent) {
     HostImage<std::uint8_t> mask;
     {
       StageTimer timer(session, "read");
-      relief = read_image(arguments->relief);
+      relief = read_input(session, arguments->relief);
       markers = as_labels(read_image(arguments->markers), arguments->markers);
       if (!arguments->mask.empty()) mask = as_mask(read_image(arguments->mask), arguments->mask);
     }

@@ -66,7 +66,7 @@ void run_gray8_filter(Session& session, std::string const& input, std::string co
   AnyHostImage image;
   {
     StageTimer timer(session, "read");
-    image = read_image(input);
+    image = read_input(session, input);
   }
   HostImage<OutT> result;
   {

@@ -5,6 +5,7 @@
 #include "apps/gigaseg/failure.hpp"
 #include "apps/gigaseg/option_names.hpp"
 #include "apps/gigaseg/ranks.hpp"
+#include "apps/gigaseg/tiling.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
@@ -20,6 +21,7 @@
 #include <cstdio>
 #include <cstring>
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -33,6 +35,15 @@ StageTimer::~StageTimer() {
   session_.context.fence();
   std::chrono::duration<double, std::milli> const elapsed = std::chrono::steady_clock::now() - start_;
   session_.timings_ms[name_] += elapsed.count();
+}
+
+AnyHostImage read_input(Session& session, std::string const& path) {
+  if (session.read_ahead != nullptr && session.read_ahead->pending() && session.read_ahead->path() == path) {
+    AnyHostImage image = session.read_ahead->take();
+    session.timings_ms["read_ahead"] = session.read_ahead->read_ms();
+    return image;
+  }
+  return read_image(path);
 }
 
 }  // namespace gigaseg::cli
@@ -137,6 +148,7 @@ void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  auto const started = std::chrono::steady_clock::now();
   cli::Ranks const ranks(&argc, &argv);
   speaks = ranks.rank() == 0;
   // Rank 0 prints the results; the others' standard output goes nowhere.
@@ -197,6 +209,15 @@ int main(int argc, char** argv) {
     // are bound to the cores near their GPU, shared evenly with the node's other ranks near the same
     // cores (all the node's cores without GPUs), unless the launcher bound them; their host threads
     // are those cores, unless --threads says.
+    // One process reads its input while Kokkos starts (with CUDA, 0.2-0.4 s of the driver's start).
+    std::unique_ptr<ReadAhead> read_ahead;
+    if (ranks.size() == 1)
+      for (auto const& command : commands)
+        if (command.app->parsed()) {
+          set_io_threads(options.threads > 0 ? options.threads : 0);
+          set_default_read_options(ReadOptions{options.level, options.mpp});
+          read_ahead = cli::start_read_ahead(*command.app);
+        }
     int device = options.device, threads = options.threads;
     Placement placement;
     std::unique_ptr<Runtime> runtime;
@@ -240,11 +261,21 @@ int main(int argc, char** argv) {
         parse_small_image_pixels(options.small_image_pixels, context_options);
       context_slot.emplace(context_options);
     });
+    double const start_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     int code = 0;
     {
       ExecutionContext& context = *context_slot;
-      cli::Session session{options,        context, nlohmann::json::object(), {}, ranks.group(),
-                           placement.cpus, device,  ranks.cuda_aware()};
+      cli::Session session{options,
+                           context,
+                           nlohmann::json::object(),
+                           {},
+                           ranks.group(),
+                           placement.cpus,
+                           device,
+                           ranks.cuda_aware(),
+                           read_ahead.get()};
+      session.timings_ms["start"] = start_ms;
       for (auto& command : commands) {
         if (!command.app->parsed()) continue;
         cli::check_file_roles(*command.app);

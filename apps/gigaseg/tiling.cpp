@@ -43,6 +43,11 @@ std::size_t parse_bytes(std::string const& text) {
   return std::size_t(value * scale);
 }
 
+std::size_t host_budget(std::string const& memory_limit) {
+  return memory_limit.empty() ? std::size_t(double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)) * 0.75)
+                              : parse_bytes(memory_limit);
+}
+
 namespace {
 
 // The most memory this process has held resident so far (the kernel's high-water mark).
@@ -72,9 +77,7 @@ Tiling choose_tiling(Session const& session, std::string const& input, std::stri
   tiling.scratch_folder = output.empty()               ? std::filesystem::temp_directory_path().string()
                           : slash == std::string::npos ? std::string(".")
                                                        : output.substr(0, slash + 1);
-  tiling.budget = memory_limit.empty()
-                      ? std::size_t(double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)) * 0.75)
-                      : parse_bytes(memory_limit);
+  tiling.budget = host_budget(memory_limit);
   // A pipe or a device can be read once: it is never probed here, and never read by region.
   struct stat st {};
   bool const regular = ::stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -100,8 +103,33 @@ Tiling choose_tiling(Session const& session, std::string const& input, std::stri
     // in_memory_bytes_per_pixel / 2 a pixel (the pixels read, the labels written).
     double const per_thread = double(tiling.tile_width) * double(tiling.tile_height) * in_memory_bytes_per_pixel;
     tiling.threads = int(std::clamp<double>(std::floor(double(tiling.budget) / per_thread) - 1, 1, io_threads()));
+    // The whole image read ahead will not be used: its memory goes before the tiles'.
+    ReadAhead* const ahead = session.read_ahead;
+    if (ahead != nullptr && ahead->pending() && ahead->path() == input) ahead->discard();
   }
   return tiling;
+}
+
+std::unique_ptr<ReadAhead> start_read_ahead(CLI::App const& command) {
+  static char const* const whole[] = {"histogram", "threshold", "kmeans", "label", "segment",  "watershed",
+                                      "median",    "gaussian",  "sobel",  "morph", "convolve", "edt"};
+  if (std::none_of(std::begin(whole), std::end(whole), [&](char const* name) { return command.get_name() == name; }))
+    return nullptr;
+  CLI::Option const* tile = command.get_option_no_throw("--tile");
+  if (tile != nullptr && tile->count() > 0) return nullptr;
+  std::string const input = input_of(command);
+  struct stat st {};
+  if (input.empty() || ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return nullptr;
+  try {
+    CLI::Option const* limit = command.get_option_no_throw("--memory-limit");
+    std::size_t const budget =
+        host_budget(limit != nullptr && limit->count() > 0 ? limit->results().front() : std::string());
+    ImageShape const shape = image_shape(input);
+    if (double(shape.width) * double(shape.height) * cells_bytes_per_pixel > double(budget)) return nullptr;
+  } catch (Error const&) {
+    return nullptr;  // the command reports a bad header or option itself
+  }
+  return std::make_unique<ReadAhead>(input);
 }
 
 std::string const& Tiling::engine_input(Session& session) const {

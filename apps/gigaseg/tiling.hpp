@@ -53,6 +53,9 @@ void add_tiling_options(CLI::App& app, std::string& tile, std::string& memory_li
 std::pair<index_t, index_t> parse_tile(std::string const& text);
 // "N", "NK", "NM" or "NG" bytes, or a usage error naming --memory-limit.
 std::size_t parse_bytes(std::string const& text);
+// The host memory a run may take: `memory_limit` (parse_bytes), or when empty three quarters of
+// the host memory available now.
+std::size_t host_budget(std::string const& memory_limit);
 
 // Tiles when --tile is given (a usage error naming it unless WxH, multiples of 16), or 4096x4096
 // when ranks share the run or `input` (a file) would need more than the memory limit in memory: --memory-limit (a size
@@ -67,6 +70,14 @@ std::size_t parse_bytes(std::string const& text);
 Tiling choose_tiling(Session const& session, std::string const& input, std::string const& tile,
                      std::string const& memory_limit, std::string const& output = {},
                      double bytes_per_pixel = in_memory_bytes_per_pixel);
+
+// The input of a parsed `command` that reads it whole (the filters, histogram, threshold, kmeans,
+// label, segment, watershed's relief), started reading before Kokkos starts (core/io/read_ahead.hpp):
+// only a regular file, without --tile, small enough that no command tiles it for the host (its
+// size at cells_bytes_per_pixel within host_budget). Null otherwise, and when the file's header or
+// --memory-limit is bad (the command reports that). Where the command later tiles the image
+// (for a GPU's memory), choose_tiling discards the read.
+std::unique_ptr<ReadAhead> start_read_ahead(CLI::App const& command);
 
 // The engine's options for `tiling`: its tile size and the progress line.
 TiledOptions tiled_options(Tiling const& tiling, Session const& session);

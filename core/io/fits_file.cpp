@@ -10,6 +10,7 @@
 //     histograms leave out.
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/io/read_ahead.hpp"
 
 #include <fitsio.h>
 
@@ -106,7 +107,7 @@ FitsImage open_fits(std::string const& path, std::string const& source) {
 
 template <class T>
 AnyHostImage read_pixels(FitsImage const& image, std::string const& path, Region const& region, int datatype) {
-  HostImage<T> out("gigaseg::fits", region.width, region.height);
+  HostImage<T> out = new_host_image<T>("gigaseg::fits", region.width, region.height);
   std::vector<T> rows(std::size_t(region.width * region.height));
   long first[2] = {long(region.x + 1), long(region.y + 1)};
   long last[2] = {long(region.x + region.width), long(region.y + region.height)};

@@ -3,6 +3,7 @@
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/io/read_ahead.hpp"
 #include "gigaseg/core/io/ordered_chunks.hpp"
 
 #include <png.h>
@@ -108,7 +109,7 @@ AnyHostImage decode(png_structp png, png_infop info, PngHeader const& header, st
     }
     return AnyHostImage();
   }
-  HostImage<T> image(path, header.width, header.height);
+  HostImage<T> image = new_host_image<T>(path, header.width, header.height);
   std::vector<png_bytep> rows(header.height);
   for (png_uint_32 y = 0; y < header.height; ++y) rows[y] = reinterpret_cast<png_bytep>(image.row(y));
   if (!read_rows(png, info, rows.data()))

@@ -4,6 +4,7 @@
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/io/read_ahead.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -73,7 +74,7 @@ AnyHostImage read_raster(PnmReader& in, bool ascii, index_t w, index_t h, unsign
   using Stored = std::conditional_t<Channels == 3, Rgb8, T>;
   check_read_size(path, w, h);
   index_t const rows = bands != nullptr ? std::min(band_rows, h) : h;
-  HostImage<Stored> image(path, w, rows);
+  HostImage<Stored> image = new_host_image<Stored>(path, w, rows);
   std::size_t const samples = std::size_t(w) * Channels;
   std::vector<unsigned char> bytes(ascii ? 0 : samples * sizeof(T));
   std::vector<unsigned> values(samples);

@@ -19,6 +19,7 @@
 //     the pixels of reading the level whole.
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/io/read_ahead.hpp"
 
 #include <openslide.h>
 
@@ -397,7 +398,7 @@ AnyHostImage read_slide(std::string const& path, std::string const& open_path, R
     // Band [y0, y1) paints its ARGB rows one after the other from row y0's start; RGB row y starts
     // at pitch x (y - y0) from there, never before its ARGB row (the pitch is at least 4 x width),
     // and ends before row y1, where the next band's pixels start. A row is copied out first.
-    HostImage<Rgb8> const wide("gigaseg::slide", (4 * r.width + 2) / 3, r.height);
+    HostImage<Rgb8> const wide = new_host_image<Rgb8>("gigaseg::slide", (4 * r.width + 2) / 3, r.height);
     image = wide.roi(0, 0, r.width, r.height);
     std::vector<index_t> const edges = band_edges(r, threads, l.tile_height);
     failure = paint_in_parallel(index_t(edges.size() - 1), [&](index_t b) {
@@ -416,7 +417,7 @@ AnyHostImage read_slide(std::string const& path, std::string const& open_path, R
       return std::string();
     });
   } else {
-    image = HostImage<Rgb8>("gigaseg::slide", r.width, r.height);
+    image = new_host_image<Rgb8>("gigaseg::slide", r.width, r.height);
     // The pieces painted, in the level's pixels, each into a reused buffer and copied out.
     std::vector<Region> pieces;
     if (whole_steps) {

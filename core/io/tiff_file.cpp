@@ -4,6 +4,7 @@
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/tiff_internal.hpp"
 #include "gigaseg/core/io/image_file.hpp"
+#include "gigaseg/core/io/read_ahead.hpp"
 #include "gigaseg/core/io/ordered_chunks.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
 
@@ -230,7 +231,7 @@ AnyHostImage decode(TIFF* tif, Layout const& layout, std::string const& path, Re
   Region const& region = layout.region;
   check_read_size(path, region.width, region.height,
                   region.width == layout.width && region.height == layout.height ? "image" : "region");
-  HostImage<T> image(path, region.width, region.height);
+  HostImage<T> image = new_host_image<T>(path, region.width, region.height);
   bool const tiled = TIFFIsTiled(tif);
   std::uint32_t block_width = layout.width, block_height = layout.height;
   if (tiled) {

@@ -69,6 +69,9 @@ expect 0 threshold-value -- threshold "$work/t.pgm" "$work/mask.pgm" --method va
 check threshold-value-mask cmp -s <(printf 'P5\n4 2\n255\n\0\0\377\377\0\0\377\377') "$work/mask.pgm"
 expect 0 threshold-otsu -- --json threshold "$work/t.pgm" "$work/otsu.png" --method otsu
 check threshold-otsu-json python3 -c "import json; d=json.load(open('$work/out')); assert d['threshold']==60 and d['backend'] and 'compute' in d['timings_ms']"
+# One process reads a file it reads whole while Kokkos starts: the read's own time is read_ahead,
+# what the command waited for it is read, and start is the process's start to the context ready.
+check threshold-read-ahead python3 -c "import json; t=json.load(open('$work/out'))['timings_ms']; assert t['read_ahead'] > 0 and t['start'] > 0 and 'read' in t, t"
 expect 0 threshold-mean -- threshold "$work/t.pgm" "$work/mean.tif" --method mean=3,2
 expect 2 threshold-bad-method -- threshold "$work/t.pgm" "$work/x.png" --method median
 check threshold-bad-method-names one_line_naming "method"
@@ -199,11 +202,12 @@ expect 0 dots-tif -- convert "$work/dots.pgm" "$work/dots.tif" --tiff-tile 64
 expect 0 label-memory -- --compression none label "$work/dots.tif" "$work/dots-memory.tif" --stats "$work/dots-memory.csv"
 expect 0 label-tiled -- --json label "$work/dots.tif" "$work/dots-tiled.tif" --stats "$work/dots-tiled.csv" --tile 32x48
 check label-tiled-json python3 -c "import json; d=json.load(open('$work/out')); t=d['tiled']; assert t['tiles']==50 and t['passes']==2 and t['tile_width']==32 and t['pixel_bytes_written']==240000 and d['components']>100"
+check label-tiled-reads-no-whole-image python3 -c "import json; t=json.load(open('$work/out'))['timings_ms']; assert 'read_ahead' not in t, t"
 check label-tiled-same-stats cmp -s "$work/dots-memory.csv" "$work/dots-tiled.csv"
 expect 0 label-tiled-untile -- --compression none convert "$work/dots-tiled.tif" "$work/dots-untiled.tif"
 check label-tiled-same-labels cmp -s "$work/dots-memory.tif" "$work/dots-untiled.tif"
 expect 0 label-over-budget -- --json label "$work/dots.tif" "$work/dots-budget.tif" --memory-limit 100K
-check label-over-budget-tiled python3 -c "import json; d=json.load(open('$work/out')); assert d['tiled']['tile_width']==4096 and d['tiled']['tiles']==1"
+check label-over-budget-tiled python3 -c "import json; d=json.load(open('$work/out')); assert d['tiled']['tile_width']==4096 and d['tiled']['tiles']==1 and 'read_ahead' not in d['timings_ms']"
 expect 2 label-bad-tile -- label "$work/dots.tif" "$work/x.tif" --tile 30x48
 check label-bad-tile-names one_line_naming "--tile"
 expect 2 label-bad-limit -- label "$work/dots.tif" "$work/x.tif" --memory-limit lots
