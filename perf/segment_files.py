@@ -10,7 +10,9 @@
    and perf/peers/opencv_segment_files.py (tifffile and OpenCV on T threads, uncompressed output),
    R runs each (default 5), alternating, every run a fresh process; the input stays in the page
    cache for every side.
-Prints and stores the median wall time (process start to exit) and stages of each; checks that
+Prints and stores the median wall time (process start to exit) and stages of each (gigaseg's start,
+the read ahead of Kokkos's start where there is one, and the teardown from the end of the output
+to the exit); checks that
 every gigaseg run wrote the same labels (decoded) and the same number of regions.
 """
 import json
@@ -24,13 +26,21 @@ import time
 
 
 def timed(command):
+    """Runs `command`: its wall time (start to exit), its JSON report, and the milliseconds from its
+    standard output's end (gigaseg closes it once the command is done) to its exit: the teardown."""
     os.sync()  # no run pays for the dirty pages of an earlier one
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
-    wall = (time.perf_counter() - start) * 1e3
-    if done.returncode != 0:
-        raise SystemExit(f"failed ({done.returncode}): {' '.join(command)}\n{done.stderr}")
-    return wall, json.loads(done.stdout)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = process.stdout.read()
+    closed = time.perf_counter()
+    err = process.stderr.read()
+    process.wait()
+    end = time.perf_counter()
+    if process.returncode != 0:
+        raise SystemExit(f"failed ({process.returncode}): {' '.join(command)}\n{err}")
+    result = json.loads(out)
+    result["teardown_ms"] = (end - closed) * 1e3
+    return (end - start) * 1e3, result
 
 
 def option(args, name, default):
@@ -92,15 +102,19 @@ def main():
             wall, result = timed(command(tag))
             stages = result.get("timings_ms", result)
             rows[name].append({"wall": wall, **{k: stages.get(k) for k in ("read", "compute", "write")},
+                               "start": stages.get("start", 0), "read_ahead": stages.get("read_ahead", 0),
+                               "teardown": result["teardown_ms"],
                                "components": result.get("components"),
                                "bytes": os.path.getsize(os.path.join(work, tag + ".tif"))})
     for name, _ in cases:
         r = rows[name]
-        median = {k: statistics.median(x[k] for x in r) for k in ("wall", "read", "compute", "write")}
+        median = {k: statistics.median(x[k] for x in r)
+                  for k in ("wall", "read", "compute", "write", "start", "read_ahead", "teardown")}
         report["segment"][name] = {"median_ms": median, "all": r}
-        print(f"{name:<34} wall {median['wall']:7.0f} ms (read {median['read']:.0f}, compute "
-              f"{median['compute']:.0f}, write {median['write']:.0f}); regions {r[0]['components']}, "
-              f"labels {r[0]['bytes']} bytes", flush=True)
+        print(f"{name:<34} wall {median['wall']:7.0f} ms (start {median['start']:.0f}, read {median['read']:.0f} "
+              f"[ahead {median['read_ahead']:.0f}], compute {median['compute']:.0f}, write {median['write']:.0f}, "
+              f"teardown {median['teardown']:.0f}); regions {r[0]['components']}, labels {r[0]['bytes']} bytes",
+              flush=True)
     # The same labels from every gigaseg run: decoded through gigaseg to raw PGM-free bytes.
     decoded = []
     for index, (name, _) in enumerate(cases[:-1]):
