@@ -41,6 +41,7 @@ struct Session {
   int device = -1;                      // the GPU ordinal this process uses (-1: no GPU)
   bool mpi_cuda_aware = false;          // the MPI under the ranks passes GPU memory itself
   ReadAhead* read_ahead = nullptr;      // the command's input, read while Kokkos started (main.cpp)
+  std::size_t read_ahead_budget = 0;    // the host budget (host_budget) before that read took memory
   bool first_rank() const noexcept { return group == nullptr || group->rank() == 0; }
 };
 

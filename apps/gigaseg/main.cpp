@@ -211,12 +211,16 @@ int main(int argc, char** argv) {
     // are those cores, unless --threads says.
     // One process reads its input while Kokkos starts (with CUDA, 0.2-0.4 s of the driver's start).
     std::unique_ptr<ReadAhead> read_ahead;
+    std::size_t read_ahead_budget = 0;
     if (ranks.size() == 1)
       for (auto const& command : commands)
         if (command.app->parsed()) {
           set_io_threads(options.threads > 0 ? options.threads : 0);
           set_default_read_options(ReadOptions{options.level, options.mpp});
-          read_ahead = cli::start_read_ahead(*command.app);
+          // The Runtime sets OMP_PROC_BIND unless it is set (core/runtime.cpp); set before the read's
+          // thread starts, since setenv races with getenv on other threads (the readers' libraries).
+          ::setenv("OMP_PROC_BIND", "false", /*overwrite=*/0);
+          read_ahead = cli::start_read_ahead(*command.app, read_ahead_budget);
         }
     int device = options.device, threads = options.threads;
     Placement placement;
@@ -274,7 +278,8 @@ int main(int argc, char** argv) {
                            placement.cpus,
                            device,
                            ranks.cuda_aware(),
-                           read_ahead.get()};
+                           read_ahead.get(),
+                           read_ahead_budget};
       session.timings_ms["start"] = start_ms;
       for (auto& command : commands) {
         if (!command.app->parsed()) continue;

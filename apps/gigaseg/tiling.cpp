@@ -77,7 +77,10 @@ Tiling choose_tiling(Session const& session, std::string const& input, std::stri
   tiling.scratch_folder = output.empty()               ? std::filesystem::temp_directory_path().string()
                           : slash == std::string::npos ? std::string(".")
                                                        : output.substr(0, slash + 1);
-  tiling.budget = host_budget(memory_limit);
+  // The input read ahead is this run's own memory: the budget is what was there before it.
+  ReadAhead* const ahead = session.read_ahead;
+  bool const read_ahead = ahead != nullptr && ahead->pending() && ahead->path() == input;
+  tiling.budget = read_ahead && memory_limit.empty() ? session.read_ahead_budget : host_budget(memory_limit);
   // A pipe or a device can be read once: it is never probed here, and never read by region.
   struct stat st {};
   bool const regular = ::stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -104,13 +107,12 @@ Tiling choose_tiling(Session const& session, std::string const& input, std::stri
     double const per_thread = double(tiling.tile_width) * double(tiling.tile_height) * in_memory_bytes_per_pixel;
     tiling.threads = int(std::clamp<double>(std::floor(double(tiling.budget) / per_thread) - 1, 1, io_threads()));
     // The whole image read ahead will not be used: its memory goes before the tiles'.
-    ReadAhead* const ahead = session.read_ahead;
-    if (ahead != nullptr && ahead->pending() && ahead->path() == input) ahead->discard();
+    if (read_ahead) ahead->discard();
   }
   return tiling;
 }
 
-std::unique_ptr<ReadAhead> start_read_ahead(CLI::App const& command) {
+std::unique_ptr<ReadAhead> start_read_ahead(CLI::App const& command, std::size_t& budget) {
   static char const* const whole[] = {"histogram", "threshold", "kmeans", "label", "segment",  "watershed",
                                       "median",    "gaussian",  "sobel",  "morph", "convolve", "edt"};
   if (std::none_of(std::begin(whole), std::end(whole), [&](char const* name) { return command.get_name() == name; }))
@@ -122,10 +124,10 @@ std::unique_ptr<ReadAhead> start_read_ahead(CLI::App const& command) {
   if (input.empty() || ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return nullptr;
   try {
     CLI::Option const* limit = command.get_option_no_throw("--memory-limit");
-    std::size_t const budget =
-        host_budget(limit != nullptr && limit->count() > 0 ? limit->results().front() : std::string());
+    budget = host_budget(limit != nullptr && limit->count() > 0 ? limit->results().front() : std::string());
     ImageShape const shape = image_shape(input);
-    if (double(shape.width) * double(shape.height) * cells_bytes_per_pixel > double(budget)) return nullptr;
+    double const pixels = double(shape.width) * double(shape.height);
+    if (pixels > double(read_ahead_pixel_limit) || pixels * cells_bytes_per_pixel > double(budget)) return nullptr;
   } catch (Error const&) {
     return nullptr;  // the command reports a bad header or option itself
   }

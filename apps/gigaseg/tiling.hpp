@@ -71,13 +71,19 @@ Tiling choose_tiling(Session const& session, std::string const& input, std::stri
                      std::string const& memory_limit, std::string const& output = {},
                      double bytes_per_pixel = in_memory_bytes_per_pixel);
 
+// The most pixels read ahead. The read hides at most the runtime's start (0.2-0.4 s with CUDA), and
+// a larger image's read takes longer than that anyway; its command may also tile it for a GPU's
+// memory, which is known only once the runtime exists, and then the whole read was for nothing.
+constexpr index_t read_ahead_pixel_limit = index_t(1) << 29;
+
 // The input of a parsed `command` that reads it whole (the filters, histogram, threshold, kmeans,
 // label, segment, watershed's relief), started reading before Kokkos starts (core/io/read_ahead.hpp):
-// only a regular file, without --tile, small enough that no command tiles it for the host (its
-// size at cells_bytes_per_pixel within host_budget). Null otherwise, and when the file's header or
-// --memory-limit is bad (the command reports that). Where the command later tiles the image
-// (for a GPU's memory), choose_tiling discards the read.
-std::unique_ptr<ReadAhead> start_read_ahead(CLI::App const& command);
+// only a regular file, without --tile, of at most read_ahead_pixel_limit pixels, small enough that
+// no command tiles it for the host (its size at cells_bytes_per_pixel within host_budget, which is
+// left in `budget`: choose_tiling judges the input by the memory there was before its read).
+// Null otherwise, and when the file's header or --memory-limit is bad (the command reports that).
+// Where the command later tiles the image (for a GPU's memory), choose_tiling discards the read.
+std::unique_ptr<ReadAhead> start_read_ahead(CLI::App const& command, std::size_t& budget);
 
 // The engine's options for `tiling`: its tile size and the progress line.
 TiledOptions tiled_options(Tiling const& tiling, Session const& session);

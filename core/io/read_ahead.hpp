@@ -15,7 +15,8 @@
 // a failure is read_image's error, thrown by take(). Its pixels belong to the ReadAhead: they stay
 // valid, and are freed, with it, so it must outlive every view of the image (copies and rois
 // included; they are unmanaged Kokkos views). Reading ahead needs no Kokkos; using the image
-// needs Kokkos initialised, as for any image.
+// needs Kokkos initialised, as for any image. A program that changes its environment (setenv) must
+// do so before: the readers' libraries read it on the read's thread.
 #include "gigaseg/core/io/image_file.hpp"
 
 #include <exception>
@@ -28,7 +29,8 @@ namespace gigaseg {
 
 class ReadAhead {
  public:
-  // Starts reading `path`. Where no thread can be started, it is read in take() instead.
+  // Starts reading `path`. Where no thread can be started, take() reads it instead, as read_image
+  // does (through Kokkos, so then only once Kokkos is initialised).
   explicit ReadAhead(std::string path);
   // Waits for the read to end (there is no way to stop a decoder part way).
   ~ReadAhead();
@@ -44,7 +46,7 @@ class ReadAhead {
   // Waits for the read and frees its image (a program that decided not to read the file whole,
   // e.g. to read it by tiles instead). A read's error is dropped: no one asked for the image.
   void discard();
-  // Milliseconds the read took on its own thread (0 before it ends).
+  // Milliseconds the read took on its own thread; 0 until take() or discard() has returned.
   double read_ms() const noexcept { return read_ms_; }
 
   struct Memory;  // the read's allocations (defined in read_ahead.cpp)
