@@ -12,8 +12,8 @@
    cache for every side.
 Prints and stores the median wall time (process start to exit) and stages of each (gigaseg's start,
 the read ahead of Kokkos's start where there is one, and the teardown from the end of the output
-to the exit); checks that
-every gigaseg run wrote the same labels (decoded) and the same number of regions.
+to the exit); checks that every gigaseg run wrote the same labels (decoded) and the same number of
+regions.
 """
 import json
 import os
@@ -30,14 +30,15 @@ def timed(command):
     standard output's end (gigaseg closes it once the command is done) to its exit: the teardown."""
     os.sync()  # no run pays for the dirty pages of an earlier one
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out = process.stdout.read()
-    closed = time.perf_counter()
-    err = process.stderr.read()
-    process.wait()
-    end = time.perf_counter()
-    if process.returncode != 0:
-        raise SystemExit(f"failed ({process.returncode}): {' '.join(command)}\n{err}")
+    with tempfile.TemporaryFile("w+") as errors:  # a file: a full stderr pipe would stall the process
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=errors, text=True)
+        out = process.stdout.read()
+        closed = time.perf_counter()
+        process.wait()
+        end = time.perf_counter()
+        if process.returncode != 0:
+            errors.seek(0)
+            raise SystemExit(f"failed ({process.returncode}): {' '.join(command)}\n{errors.read()}")
     result = json.loads(out)
     result["teardown_ms"] = (end - closed) * 1e3
     return (end - start) * 1e3, result
