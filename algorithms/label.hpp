@@ -49,6 +49,14 @@ template <class ExecSpace>
 void renumber(ExecSpace const& space, ImageView<Label, typename ExecSpace::memory_space> const& labels,
               std::vector<Label> const& new_id);
 
+// The raster index (y * width + x) of each label's first pixel in raster order, for the labels
+// 0..count: entry l for label l; label 0's entry and those of labels absent from `labels` are the
+// largest index_t. Labels above count are an Error(input). Fences `space` (returns host data).
+template <class ExecSpace>
+std::vector<index_t> first_pixels(ExecSpace const& space,
+                                  ImageView<Label const, typename ExecSpace::memory_space> const& labels,
+                                  index_t count);
+
 // The path label() takes on ExecSpace for a requested path.
 template <class ExecSpace>
 Path label_path(Path requested);

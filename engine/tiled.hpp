@@ -80,6 +80,11 @@ struct TiledOptions {
   // so that no rank receives every region's sums and the ranks can write them in parallel
   // (detail::write_text_over_ranks). No effect without a group.
   bool spread_regions = false;
+  // segment_cells_tiled computes each tile whole in a window of the image this many pixels wider
+  // on every side, and where a component of the tile reaches past that, in one
+  // CellsWindowsPlan::retry_factor times wider (at most a tile's height); an image where that too
+  // fails runs the rounds of tiles. 0: the rounds always. One process only (no group).
+  index_t cells_window_halo = 128;
 };
 
 // The input of a tiled run as a file the engine reads by region: a TIFF as it is; a PNG or
@@ -392,6 +397,9 @@ struct TiledCellsResult {
   index_t markers = 0, components = 0;
   std::vector<RegionStats> regions;
   index_t reconstruction_rounds = 0, plateau_rounds = 0, watershed_rounds = 0;
+  // Computed by windows (TiledOptions::cells_window_halo): the halo (0: by the rounds of tiles),
+  // and the tiles computed again in the wider window.
+  index_t window_halo = 0, window_retries = 0;
   TiledReport report;  // over every pass of every stage
   // The wall seconds of each stage, in the order run: histogram, mask, distance, markers, relief,
   // watershed, merge, statistics.
@@ -400,8 +408,21 @@ struct TiledCellsResult {
 
 // The `cells` pipeline (algorithms/pipelines/cells.hpp, the distance relief) on a TIFF (8-bit gray or
 // RGB) tile by tile, equal, label for label and statistic for statistic, to segment_cells() on the
-// whole image. Each global stage runs under the engine, its intermediate images in scratch TIFFs
-// beside `output` (uncompressed, about 15 bytes a pixel, removed afterwards):
+// whole image.
+//
+// By windows (one process, TiledOptions::cells_window_halo > 0, the bands below within
+// memory_bytes): the image is read in bands of whole tile rows, each decoded once per pass, and
+// 1. the histogram of the median-filtered bands gives Otsu's threshold and the side;
+// 2. each tile is computed whole in a window `cells_window_halo` pixels wider around it (the
+//    median, the mask, segment_cells_from_mask, the statistics) and kept when every mask component
+//    with a pixel in the tile stays inside the window (engine/tiled_cells_windows.cpp says why that
+//    gives the whole image's labels); else in a wider window; each finished row of tiles is
+//    numbered and written. Two passes, no scratch files.
+// When a tile's components reach past the wider window too (a component larger than it, a
+// distance longer), the output of that pass is dropped and the rounds below run instead.
+//
+// By rounds of tiles: each global stage runs under the engine, its intermediate images in scratch
+// TIFFs beside `output` (uncompressed, about 15 bytes a pixel, removed afterwards):
 //   1. the histogram of the median-filtered tiles (read with the median's halo): Otsu's threshold
 //      and the side, as in memory;
 //   2. the mask: median, the side, the opening, on tiles read with the halos of both;
@@ -414,6 +435,27 @@ struct TiledCellsResult {
 TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::string const& input,
                                      std::string const& output, CellsParams const& params = {},
                                      TiledOptions const& options = {});
+
+namespace detail {
+// Whether segment_cells_tiled computes by windows, and with which halos.
+struct CellsWindowsPlan {
+  static constexpr index_t retry_factor = 8;
+  bool use = false;
+  index_t halo = 0, retry_halo = 0;  // retry_halo 0: no second window
+  index_t mask_halo = 0;             // the pixels the median and the opening read around a pixel
+};
+CellsWindowsPlan cells_windows_plan(ImageShape const& shape, CellsParams const& params, TiledOptions const& options);
+// Pass 1 by windows: the histogram of the median-filtered image, read in bands of tile rows.
+std::vector<std::uint64_t> cells_histogram_by_bands(ExecutionContext const& context, std::string const& input,
+                                                    CellsParams const& params, TiledOptions const& options,
+                                                    TiledReport& report);
+// Pass 2 by windows, with result.threshold and result.dark set: the labels into `output`, and the
+// markers, components and regions into `result`; false (nothing written, no regions) when a tile
+// did not hold in its wider window.
+bool cells_by_windows(ExecutionContext const& context, std::string const& input, std::string const& output,
+                      CellsParams const& params, TiledOptions const& options, CellsWindowsPlan const& plan,
+                      TiledCellsResult& result);
+}  // namespace detail
 
 struct TiledKMeansFit {
   KMeansModel model;                        // the winning attempt's, done

@@ -349,30 +349,34 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
   };
 
   // Pass 1: the histogram of the filtered image, Otsu's threshold and the side (as otsu_mask).
+  detail::CellsWindowsPlan const windows = detail::cells_windows_plan(shape, params, options);
   std::vector<std::uint64_t> counts(256, 0);
-  detail::collectively(group, [&] {
-    detail::TileReader reader(input, shape, grid.tile_width, grid.tile_height);
-    detail::pipeline_tiles(
-        mine.size(), [&](std::size_t i) { return reader.read(around(index_t(mine[i]), median_halo)); },
-        [&](std::size_t i, AnyHostImage&& raw) {
-          index_t const t = index_t(mine[i]);
-          Region const core = grid.core(t), read = around(t, median_halo);
-          report.pixel_bytes_read += std::size_t(read.width * read.height) * bytes_per_pixel(pixel_type(raw));
-          on_backend(context, read.width * read.height, OpFamily::pipeline, [&](auto const& space) {
-            using Memory = typename std::decay_t<decltype(space)>::memory_space;
-            auto const smooth = filtered(space, raw);
-            Counts<Memory> tile_counts("gigaseg::tiled::histogram", 256);
-            histogram(space, smooth.roi(core.x - read.x, core.y - read.y, core.width, core.height), tile_counts);
-            auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tile_counts);
-            for (std::size_t b = 0; b < 256; ++b) counts[b] += host(b);
-            device_peak.sample(space, report.peak_device_bytes);
-          });
-          note(read, 6);
-          return 0;
-        },
-        [](std::size_t, int) {}, detail::PipelineWorkers{reader.concurrent_reads(threads), 1, &report.seconds});
-  });
-  report.passes += 1;
+  if (windows.use)
+    counts = detail::cells_histogram_by_bands(context, input, params, options, report);
+  else
+    detail::collectively(group, [&] {
+      detail::TileReader reader(input, shape, grid.tile_width, grid.tile_height);
+      detail::pipeline_tiles(
+          mine.size(), [&](std::size_t i) { return reader.read(around(index_t(mine[i]), median_halo)); },
+          [&](std::size_t i, AnyHostImage&& raw) {
+            index_t const t = index_t(mine[i]);
+            Region const core = grid.core(t), read = around(t, median_halo);
+            report.pixel_bytes_read += std::size_t(read.width * read.height) * bytes_per_pixel(pixel_type(raw));
+            on_backend(context, read.width * read.height, OpFamily::pipeline, [&](auto const& space) {
+              using Memory = typename std::decay_t<decltype(space)>::memory_space;
+              auto const smooth = filtered(space, raw);
+              Counts<Memory> tile_counts("gigaseg::tiled::histogram", 256);
+              histogram(space, smooth.roi(core.x - read.x, core.y - read.y, core.width, core.height), tile_counts);
+              auto const host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tile_counts);
+              for (std::size_t b = 0; b < 256; ++b) counts[b] += host(b);
+              device_peak.sample(space, report.peak_device_bytes);
+            });
+            note(read, 6);
+            return 0;
+          },
+          [](std::size_t, int) {}, detail::PipelineWorkers{reader.concurrent_reads(threads), 1, &report.seconds});
+    });
+  if (!windows.use) report.passes += 1;
   if (detail::group_size(group) > 1) group->sum(counts.data(), counts.size());
   stage_done("histogram");
   result.threshold = otsu_bin(counts.data(), 256);
@@ -381,6 +385,11 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
   index_t const pixels = grid.width * grid.height;
   result.dark =
       params.foreground == Foreground::dark || (params.foreground == Foreground::automatic && above > pixels - above);
+  if (windows.use) {
+    bool const held = detail::cells_by_windows(context, input, output, params, options, windows, result);
+    stage_done("windows");
+    if (held) return result;
+  }
 
   // Pass 2: the mask (the side, opened) into a scratch TIFF; its background counted.
   std::string const folder = detail::folder_of(output);

@@ -668,8 +668,10 @@ TYPED_TEST(Tiled, MarkersEqualTheWholeImage) {
 
 // The cells pipeline under tiling: segment_cells() on the whole image, label for label and
 // statistic for statistic, on synthetic tissue (gray, 8-connected, and colour, 4-connected) with
-// tiles of 32 x 48 and 64 x 64, with and without the median, the minimum separation and the merge; the
-// gradient relief is refused by name.
+// tiles of 32 x 48 and 64 x 64, with and without the median, the minimum separation and the merge,
+// by the rounds of tiles and by windows (held at the first halo, held after wider windows, and
+// given up for the rounds where a component crosses every tile); the gradient relief is refused
+// by name.
 TYPED_TEST(Tiled, CellsPipelineEqualsTheWholeImage) {
   SyntheticParams synthetic;
   synthetic.width = 320;
@@ -682,12 +684,19 @@ TYPED_TEST(Tiled, CellsPipelineEqualsTheWholeImage) {
       std::uint8_t const v = tissue(y, x);
       colour(y, x) = Rgb8{v, std::uint8_t(v / 2 + 40), std::uint8_t(255 - v / 3)};
     }
+  // The tissue with a dark lattice of bars 7 pixels wide, one foreground component through every tile.
+  HostImage<std::uint8_t> lattice = clone<Kokkos::HostSpace>(Kokkos::DefaultHostExecutionSpace(), tissue, "lattice");
+  for (index_t y = 0; y < lattice.height(); ++y)
+    for (index_t x = 0; x < lattice.width(); ++x)
+      if (y % 40 < 7 || x % 40 < 7) lattice(y, x) = 0;
   Kokkos::DefaultHostExecutionSpace host;
   ExecutionContext context(context_on<TypeParam>());
-  auto check = [&](AnyHostImage const& image, CellsParams const& params, index_t tw, index_t th, char const* name) {
+  enum class Way { rounds, windows, wider_windows, given_up };
+  auto check = [&](AnyHostImage const& image, CellsParams const& params, index_t tw, index_t th, index_t halo, Way way,
+                   char const* name) {
     SCOPED_TRACE(std::string(name) + " connectivity " + std::to_string(params.connectivity) + " median " +
                  std::to_string(params.median_size) + " separation " + std::to_string(params.min_separation) +
-                 " tiles " + std::to_string(tw) + "x" + std::to_string(th));
+                 " tiles " + std::to_string(tw) + "x" + std::to_string(th) + " halo " + std::to_string(halo));
     write_image(this->path("in.tif"), image);
     HostImage<std::uint8_t> const gray = gray_of(image);
     HostImage<Label> expected("expected", gray.width(), gray.height());
@@ -696,6 +705,7 @@ TYPED_TEST(Tiled, CellsPipelineEqualsTheWholeImage) {
     TiledOptions options;
     options.tile_width = tw;
     options.tile_height = th;
+    options.cells_window_halo = halo;
     TiledCellsResult const tiled =
         segment_cells_tiled(context, this->path("in.tif"), this->path("out.tif"), params, options);
     EXPECT_EQ(tiled.threshold, memory.threshold);
@@ -707,21 +717,37 @@ TYPED_TEST(Tiled, CellsPipelineEqualsTheWholeImage) {
     ASSERT_EQ(tiled.regions.size(), memory.regions.size());
     for (std::size_t i = 0; i < memory.regions.size(); ++i)
       ASSERT_TRUE(same_stats(tiled.regions[i], memory.regions[i])) << "region " << i + 1;
-    EXPECT_GE(tiled.watershed_rounds, 1);
+    bool const by_windows = way == Way::windows || way == Way::wider_windows;
+    EXPECT_EQ(tiled.window_halo, by_windows ? halo : 0);
+    if (by_windows) {
+      EXPECT_EQ(tiled.watershed_rounds, 0);
+      EXPECT_EQ(tiled.report.passes, 2);
+      if (way == Way::windows) EXPECT_EQ(tiled.window_retries, 0);
+      if (way == Way::wider_windows) EXPECT_GT(tiled.window_retries, 0);
+    } else {
+      EXPECT_GE(tiled.watershed_rounds, 1);
+    }
+    if (way == Way::given_up) EXPECT_GT(tiled.window_retries, 0);
   };
   CellsParams params;
-  check(tissue, params, 32, 48, "tissue");
+  check(tissue, params, 32, 48, 0, Way::rounds, "tissue");
+  check(tissue, params, 64, 64, 32, Way::windows, "tissue");
+  check(tissue, params, 64, 64, 6, Way::wider_windows, "tissue");
+  check(lattice, params, 64, 64, 16, Way::given_up, "lattice");
   params.connectivity = 4;
-  check(colour, params, 64, 64, "colour");
+  check(colour, params, 64, 64, 0, Way::rounds, "colour");
+  check(colour, params, 64, 48, 24, Way::windows, "colour");
   CellsParams other;
   other.median_size = 5;
   other.open_size = 5;
   other.min_separation = 0;
   other.min_area = 40;
-  check(tissue, other, 32, 32, "tissue");
+  check(tissue, other, 32, 32, 0, Way::rounds, "tissue");
+  check(tissue, other, 48, 48, 44, Way::windows, "tissue");
   other.median_size = 0;
   other.min_separation = 12;
-  check(tissue, other, 48, 16, "tissue");
+  check(tissue, other, 48, 16, 0, Way::rounds, "tissue");
+  check(tissue, other, 64, 32, 30, Way::windows, "tissue");
   CellsParams gradient;
   gradient.relief = CellsRelief::gradient;
   write_image(this->path("in.tif"), tissue);

@@ -3,6 +3,7 @@
 // every union-find path, and the dispatch to the tuned backends (instantiated by
 // backends/instantiate/label.cpp, which also sees the backends' specialisations).
 #include "gigaseg/algorithms/detail/dispatch.hpp"
+#include "gigaseg/algorithms/detail/host_arrays.hpp"
 #include "gigaseg/algorithms/detail/label_portable.hpp"
 #include "gigaseg/algorithms/detail/pixelwise.hpp"
 #include "gigaseg/algorithms/label.hpp"
@@ -126,6 +127,39 @@ void renumber(ExecSpace const& space, ImageView<Label, typename ExecSpace::memor
   if (labels.empty()) return;
   GIGASEG_REQUIRE(!new_id.empty(), ErrorKind::usage, "renumber", "new_id needs an entry for the background");
   detail::renumber_portable(space, labels, new_id);
+}
+
+template <class ExecSpace>
+std::vector<index_t> first_pixels(ExecSpace const& space,
+                                  ImageView<Label const, typename ExecSpace::memory_space> const& labels,
+                                  index_t count) {
+  GIGASEG_REQUIRE(count >= 0, ErrorKind::usage, "first_pixels(count)", "must not be negative");
+  index_t const width = labels.width();
+  ScratchArray<std::int64_t, ExecSpace> const first_memory(space, "gigaseg::first_pixels", std::size_t(count + 1));
+  auto const first = first_memory.view();
+  Kokkos::deep_copy(space, first, std::numeric_limits<std::int64_t>::max());
+  ScratchArray<int, ExecSpace> const above_memory(space, "gigaseg::first_pixels::above", 1);
+  auto const above = above_memory.view();
+  Kokkos::deep_copy(space, above, 0);
+  // One atomic per horizontal run of a label, from the run's first pixel.
+  detail::for_each_row_pixel(
+      space, "gigaseg::first_pixels", labels.height(), width, KOKKOS_LAMBDA(index_t y, index_t x) {
+        Label const l = labels(y, x);
+        if (l == 0 || (x > 0 && labels(y, x - 1) == l)) return;
+        if (index_t(l) > count) {
+          Kokkos::atomic_fetch_max(&above(0), 1);
+          return;
+        }
+        Kokkos::atomic_fetch_min(&first(l), std::int64_t(y * width + x));
+      });
+  auto const host_first = detail::to_host_array(space, first);
+  auto const host_above = detail::to_host_array(space, above);
+  GIGASEG_REQUIRE(host_above(0) == 0, ErrorKind::input, "first_pixels",
+                  "the labels hold a label above " + std::to_string(count));
+  std::vector<index_t> out(std::size_t(count + 1));
+  for (index_t l = 0; l <= count; ++l) out[std::size_t(l)] = index_t(host_first(l));
+  out[0] = std::numeric_limits<index_t>::max();
+  return out;
 }
 
 template <class ExecSpace>

@@ -56,6 +56,23 @@ CellsResult segment_cells(ExecSpace const& space,
                           ImageView<Label, typename ExecSpace::memory_space> const& labels,
                           CellsParams const& params = {});
 
+// segment_cells() from its mask on: the distance transform, the markers (written to `markers`), the
+// relief, the watershed and the small-region merge into `labels`, without the statistics;
+// `filtered` is the median-filtered gray (the gradient relief floods its gradient). Sets
+// result.markers and result.components (both 0, and `labels` 0, when the mask is all background or
+// all foreground) and adds the stages' times. segment_cells() is the median, Otsu's mask and the
+// opening, then this, then region_stats(). The tile engine calls it on windows of a larger image
+// (engine/tiled.hpp, segment_cells_tiled): every stage here follows the mask's 8-connected
+// components, so a component whole in a window gets the labels it gets in the whole image. Fences
+// `space`.
+template <class ExecSpace>
+void segment_cells_from_mask(ExecSpace const& space,
+                             ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& filtered,
+                             ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask,
+                             ImageView<Label, typename ExecSpace::memory_space> const& markers,
+                             ImageView<Label, typename ExecSpace::memory_space> const& labels,
+                             CellsParams const& params, CellsResult& result);
+
 // Defined in the library (algorithms/pipelines/detail/cells_impl.hpp) for every enabled execution space
 // (backends/instantiate/pipelines.cpp).
 }  // namespace gigaseg

@@ -67,6 +67,7 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
       r["rounds"] = {{"reconstruction", result.reconstruction_rounds},
                      {"plateaus", result.plateau_rounds},
                      {"watershed", result.watershed_rounds}};
+      r["windows"] = {{"halo", result.window_halo}, {"retried", result.window_retries}};
       for (auto const& [stage, seconds] : result.stage_seconds) r["stage_seconds"][stage] = seconds;
     }
   }

@@ -10,12 +10,14 @@ namespace gigaseg {
 #define GIGASEG_LABEL(SPACE, T)                                                                    \
   template index_t label<SPACE, T>(SPACE const&, ImageView<T const, GIGASEG_MEMORY(SPACE)> const&, \
                                    ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, LabelParams const&);
-#define GIGASEG_LABEL_SPACE(SPACE)                                                            \
-  GIGASEG_LABEL(SPACE, std::uint8_t)                                                          \
-  GIGASEG_LABEL(SPACE, std::uint16_t)                                                         \
-  GIGASEG_LABEL(SPACE, std::uint32_t)                                                         \
-  template Path label_path<SPACE>(Path);                                                      \
-  template void renumber<SPACE>(SPACE const&, ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, \
+#define GIGASEG_LABEL_SPACE(SPACE)                                                                                  \
+  GIGASEG_LABEL(SPACE, std::uint8_t)                                                                                \
+  GIGASEG_LABEL(SPACE, std::uint16_t)                                                                               \
+  GIGASEG_LABEL(SPACE, std::uint32_t)                                                                               \
+  template Path label_path<SPACE>(Path);                                                                            \
+  template std::vector<index_t> first_pixels<SPACE>(SPACE const&,                                                   \
+                                                    ImageView<Label const, GIGASEG_MEMORY(SPACE)> const&, index_t); \
+  template void renumber<SPACE>(SPACE const&, ImageView<Label, GIGASEG_MEMORY(SPACE)> const&,                       \
                                 std::vector<Label> const&);
 GIGASEG_FOR_EACH_SPACE(GIGASEG_LABEL_SPACE)
 

@@ -12,6 +12,10 @@ namespace gigaseg {
 #define GIGASEG_PIPELINES_SPACE(SPACE)                                                                                 \
   template CellsResult segment_cells<SPACE>(SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&, \
                                             ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, CellsParams const&);       \
+  template void segment_cells_from_mask<SPACE>(                                                                        \
+      SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&,                                       \
+      ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&, ImageView<Label, GIGASEG_MEMORY(SPACE)> const&,     \
+      ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, CellsParams const&, CellsResult&);                               \
   template NucleiResult segment_nuclei<SPACE>(SPACE const&,                                                            \
                                               ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&,             \
                                               ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, NucleiParams const&);    \
