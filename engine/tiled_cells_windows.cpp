@@ -165,7 +165,8 @@ struct RowBatch {
 
 }  // namespace
 
-CellsWindowsPlan cells_windows_plan(ImageShape const& shape, CellsParams const& params, TiledOptions const& options) {
+CellsWindowsPlan cells_windows_plan(std::string const& input, ImageShape const& shape, CellsParams const& params,
+                                    TiledOptions const& options) {
   CellsWindowsPlan plan;
   index_t const median_halo = params.median_size > 1 ? params.median_size / 2 : 0;
   index_t const open_halo = params.open_size > 1 ? 2 * (params.open_size / 2) : 0;
@@ -178,12 +179,13 @@ CellsWindowsPlan cells_windows_plan(ImageShape const& shape, CellsParams const& 
   if (plan.halo <= plan.mask_halo + 1 || plan.halo > th) return plan;
   if (plan.retry_halo <= plan.halo) plan.retry_halo = 0;
   if (options.memory_bytes > 0) {
-    // Host: the bands (three held, two decoded ahead; RGB at the most), three rows of labels (one filling, one
+    // Host: the bands (three held, two decoded ahead), three rows of labels (one filling, one
     // waiting, one being written), and a window's gray and labels on a host backend. Device: the
     // window at the in-memory pipeline's 42 bytes a pixel and the component labels beside it.
     auto const window_pixels = [&](index_t halo) { return double(tw + 2 * halo) * double(th + 2 * halo); };
     double const row_pixels = double(shape.width) * double(th);
-    double const host = 5 * row_pixels * 3 + 3 * row_pixels * sizeof(Label);  // RGB bands at the most
+    double const pixel_bytes = double(bytes_per_pixel(pixel_type(read_image_region(input, Region{0, 0, 1, 1}))));
+    double const host = 5 * row_pixels * pixel_bytes + 3 * row_pixels * sizeof(Label);
     double const budget = double(options.memory_bytes);
     if (host + 50 * window_pixels(plan.halo) > budget) return plan;
     if (plan.retry_halo > 0 && host + 50 * window_pixels(plan.retry_halo) > budget) plan.retry_halo = 0;

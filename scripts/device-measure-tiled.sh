@@ -80,6 +80,8 @@ if t:
              f" peak resident {t['peak_resident_bytes'] / 2**30:.2f} GiB")
     if "rounds" in t:
         line += f", rounds {t['rounds']}"
+    if "windows" in t:
+        line += f", windows {t['windows']}"
     if "stage_seconds" in t:
         line += f", stage s {({k: round(v, 2) for k, v in t['stage_seconds'].items()})}"
 print(line)

@@ -95,6 +95,10 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
     r["tiled"]["rounds"] = r["rounds"];
     r.erase("rounds");
   }
+  if (r.contains("windows")) {
+    r["tiled"]["windows"] = r["windows"];
+    r.erase("windows");
+  }
   if (r.contains("stage_seconds")) {
     r["tiled"]["stage_seconds"] = r["stage_seconds"];
     r.erase("stage_seconds");

@@ -324,6 +324,13 @@ check cells-tiled-same-stats cmp -s "$work/c-memory.csv" "$work/c-tiled.csv"
 expect 0 cells-tiled-untile -- --compression none convert "$work/c-tiled.tif" "$work/c-untiled.tif"
 check cells-tiled-same-labels cmp -s "$work/c-memory.tif" "$work/c-untiled.tif"
 check cells-tiled-no-scratch-left sh -c "! ls -a '$work' | grep -q gigaseg-scratch"
+# By windows (tiles of 256 x 256, each computed in a window 128 pixels wider around it).
+expect 0 cells-windows -- --json segment "$work/tissue.tif" "$work/c-windows.tif" --pipeline cells --tile 256x256 \
+  --stats "$work/c-windows.csv"
+check cells-windows-json python3 -c "import json; d=json.load(open('$work/out')); t=d['tiled']; assert t['windows']['halo']==128 and t['passes']==2 and t['tiles']>=4 and t['stage_seconds']['windows']>0, d"
+check cells-windows-same-stats cmp -s "$work/c-memory.csv" "$work/c-windows.csv"
+expect 0 cells-windows-untile -- --compression none convert "$work/c-windows.tif" "$work/c-untiled.tif"
+check cells-windows-same-labels cmp -s "$work/c-memory.tif" "$work/c-untiled.tif"
 expect 2 cells-tiled-gradient -- segment "$work/tissue.tif" "$work/c.tif" --pipeline cells --relief gradient \
   --tile 64x64
 check cells-tiled-gradient-names one_line_naming "--relief"
