@@ -339,6 +339,36 @@ TYPED_TEST(LabelOnBackend, RegionStatisticsMatchTheDefinition) {
                Error);
 }
 
+// first_pixels(): each label's first pixel in raster order (one label's pixels in several runs and
+// rows, an absent label, the background), through a pitched roi; a label above the count is an
+// input error.
+TYPED_TEST(LabelOnBackend, FirstPixelsAreTheRasterFirstOfEachLabel) {
+  using M = typename TypeParam::memory_space;
+  auto const mask = test::random_mask(61, 37, 0.4, 5);
+  auto const [labels, n] = flood_fill(mask, 4, false);
+  ASSERT_GT(n, 20);
+  std::vector<index_t> expected(std::size_t(n + 2), std::numeric_limits<index_t>::max());
+  for (index_t y = 0; y < labels.height(); ++y)
+    for (index_t x = 0; x < labels.width(); ++x) {
+      Label const l = labels(y, x);
+      if (l != 0 && expected[l] == std::numeric_limits<index_t>::max()) expected[l] = y * labels.width() + x;
+    }
+  auto padded = test::padded_roi<Label>(labels.width(), labels.height(), 2, Label(1));
+  for (index_t y = 0; y < labels.height(); ++y)
+    for (index_t x = 0; x < labels.width(); ++x) padded.roi(y, x) = labels(y, x);
+  auto const on_space = clone<M>(TypeParam(), padded.parent, "labels");
+  auto const roi = ImageView<Label const, M>(on_space).roi(2, 2, labels.width(), labels.height());
+  std::vector<index_t> const first = first_pixels(TypeParam(), roi, n + 1);  // label n + 1 is absent
+  ASSERT_EQ(first.size(), expected.size());
+  for (std::size_t l = 0; l < first.size(); ++l) EXPECT_EQ(first[l], expected[l]) << "label " << l;
+  try {
+    first_pixels(TypeParam(), roi, n - 1);
+    FAIL() << "a label above the count was accepted";
+  } catch (Error const& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input);
+  }
+}
+
 TYPED_TEST(LabelOnBackend, RejectsBadParameters) {
   using M = typename TypeParam::memory_space;
   ImageView<std::uint8_t, M> image("image", 4, 4);
