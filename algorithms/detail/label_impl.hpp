@@ -133,7 +133,7 @@ template <class ExecSpace>
 std::vector<index_t> first_pixels(ExecSpace const& space,
                                   ImageView<Label const, typename ExecSpace::memory_space> const& labels,
                                   index_t count) {
-  GIGASEG_REQUIRE(count >= 0, ErrorKind::usage, "first_pixels(count)", "must not be negative");
+  GIGASEG_REQUIRE(count >= 0, ErrorKind::usage, "first_pixels", "negative label count");
   index_t const width = labels.width();
   ScratchArray<std::int64_t, ExecSpace> const first_memory(space, "gigaseg::first_pixels", std::size_t(count + 1));
   auto const first = first_memory.view();

@@ -28,6 +28,7 @@ struct GlobalOptions {
   int level = 0;                        // the level of a whole-slide input that is read
   double mpp = 0;                       // > 0: the level nearest this many microns per pixel instead
   int tile_streams = 2;                 // CUDA streams of the tile engine (TiledOptions::lanes)
+  index_t window_halo = 128;            // tiled cells: TiledOptions::cells_window_halo
 };
 
 // What a command gets when it runs: Kokkos is initialised and the context is ready.

@@ -141,6 +141,11 @@ void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
                  "one tile's download overlaps the next tile's work (default 2; 0: each tile's copies wait, "
                  "through pageable memory)")
       ->check(CLI::Range(0, 16));
+  app.add_option("--window-halo", options.window_halo,
+                 "the cells pipeline tile by tile: compute each tile in memory in a window this many pixels wider "
+                 "around it, kept where its cells stay inside (default 128; 0: the rounds of tiles that exchange "
+                 "their borders)")
+      ->check(CLI::Range(index_t(0), index_t(1) << 20));
   app.add_flag("--json", options.json, "print one JSON object summarising the result");
   app.add_flag("--quiet", options.quiet, "print nothing but errors");
 }

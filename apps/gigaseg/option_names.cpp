@@ -10,6 +10,7 @@ std::string option_for(std::string const& subject) {
       {"TiledOptions::tile_width", "--tile"},
       {"TiledOptions::group", "mpirun/srun -n (the ranks)"},
       {"TiledOptions::lanes", "--tile-streams"},
+      {"TiledOptions::cells_window_halo", "--window-halo"},
       {"filter_tiled(halo)", "--size"},
       {"WatershedParams::connectivity", "--connectivity"},
       {"MarkerParams::connectivity", "--connectivity"},

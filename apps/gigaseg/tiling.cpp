@@ -157,6 +157,7 @@ TiledOptions tiled_options(Tiling const& tiling, Session const& session) {
   options.memory_bytes = tiling.budget;
   options.progress = progress_line(session);
   options.lanes = session.options.tile_streams;
+  options.cells_window_halo = session.options.window_halo;
   options.group = session.group;
   return options;
 }

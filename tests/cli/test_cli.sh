@@ -331,6 +331,12 @@ check cells-windows-json python3 -c "import json; d=json.load(open('$work/out'))
 check cells-windows-same-stats cmp -s "$work/c-memory.csv" "$work/c-windows.csv"
 expect 0 cells-windows-untile -- --compression none convert "$work/c-windows.tif" "$work/c-untiled.tif"
 check cells-windows-same-labels cmp -s "$work/c-memory.tif" "$work/c-untiled.tif"
+expect 0 cells-no-windows -- --json --window-halo 0 segment "$work/tissue.tif" "$work/c-rounds.tif" --pipeline cells \
+  --tile 256x256 --stats "$work/c-rounds.csv"
+check cells-no-windows-json python3 -c "import json; d=json.load(open('$work/out')); t=d['tiled']; assert t['windows']['halo']==0 and t['rounds']['watershed']>=1, d"
+check cells-no-windows-same-stats cmp -s "$work/c-memory.csv" "$work/c-rounds.csv"
+expect 2 cells-bad-window-halo -- segment "$work/tissue.tif" "$work/c.tif" --pipeline cells --window-halo -1
+check cells-bad-window-halo-names one_line_naming "--window-halo"
 expect 2 cells-tiled-gradient -- segment "$work/tissue.tif" "$work/c.tif" --pipeline cells --relief gradient \
   --tile 64x64
 check cells-tiled-gradient-names one_line_naming "--relief"
