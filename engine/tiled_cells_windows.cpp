@@ -337,85 +337,81 @@ bool cells_by_windows(ExecutionContext const& context, std::string const& input,
   };
   auto writer = std::make_unique<TiffTileWriter>(output, grid.width, grid.height, PixelType::u32, grid.tile_width,
                                                  grid.tile_height, options.write);
-  bool held = true;
-  for_each_tile_row(
-      grid, input, shape,
-      [&](index_t r, TileRowBands const& bands) {
-        RowBatch batch;
-        if (!held) return batch;
-        row_owned.clear();
-        for (index_t c = 0; c < grid.across && held; ++c) {
-          index_t const t = r * grid.across + c;
-          WindowTile tile;
-          bool done = compute(t, around(t, plan.halo), bands, tile);
-          if (!done && plan.retry_halo > 0) {
-            ++result.window_retries;
-            done = compute(t, around(t, plan.retry_halo), bands, tile);
+  struct GivenUp {};  // a tile did not hold in its wider window: the pass stops, reading no more
+  try {
+    for_each_tile_row(
+        grid, input, shape,
+        [&](index_t r, TileRowBands const& bands) {
+          RowBatch batch;
+          row_owned.clear();
+          for (index_t c = 0; c < grid.across; ++c) {
+            index_t const t = r * grid.across + c;
+            WindowTile tile;
+            bool done = compute(t, around(t, plan.halo), bands, tile);
+            if (!done && plan.retry_halo > 0) {
+              ++result.window_retries;
+              done = compute(t, around(t, plan.retry_halo), bands, tile);
+            }
+            if (!done) throw GivenUp{};
+            batch.tiles.push_back(std::move(tile));
           }
-          if (!done) {
-            held = false;
-            break;
+          // The row's regions numbered in the raster order of their first pixels, after those above.
+          std::sort(row_owned.begin(), row_owned.end(),
+                    [](OwnedRegion const& a, OwnedRegion const& b) { return a.first < b.first; });
+          for (OwnedRegion const& region : row_owned) {
+            number.emplace(region.first, ++numbered);
+            result.regions.push_back(region.totals.stats(numbered));
           }
-          batch.tiles.push_back(std::move(tile));
-        }
-        if (!held) return RowBatch{};
-        // The row's regions numbered in the raster order of their first pixels, after those above.
-        std::sort(row_owned.begin(), row_owned.end(),
-                  [](OwnedRegion const& a, OwnedRegion const& b) { return a.first < b.first; });
-        for (OwnedRegion const& region : row_owned) {
-          number.emplace(region.first, ++numbered);
-          result.regions.push_back(region.totals.stats(numbered));
-        }
-        for (WindowTile const& tile : batch.tiles) {
-          std::vector<Label> ids(tile.first.size(), 0);
-          for (std::size_t l = 1; l < ids.size(); ++l) {
-            auto const found = number.find(tile.first[l]);
-            // A label of a component cut by the window has no number; none is in the core.
-            ids[l] = found != number.end() ? found->second : std::numeric_limits<Label>::max();
+          for (WindowTile const& tile : batch.tiles) {
+            std::vector<Label> ids(tile.first.size(), 0);
+            for (std::size_t l = 1; l < ids.size(); ++l) {
+              auto const found = number.find(tile.first[l]);
+              // A label of a component cut by the window has no number; none is in the core.
+              ids[l] = found != number.end() ? found->second : std::numeric_limits<Label>::max();
+            }
+            batch.numbers.push_back(std::move(ids));
           }
-          batch.numbers.push_back(std::move(ids));
-        }
-        return batch;
-      },
-      [&](RowBatch&& batch) {
-        // The row's tiles renumbered and written on up to `threads` threads.
-        std::size_t const n = batch.tiles.size();
-        std::vector<std::exception_ptr> failures(n);
-        auto work = [&](std::size_t k) {
-          try {
-            WindowTile& tile = batch.tiles[k];
-            std::vector<Label> const& ids = batch.numbers[k];
-            for (index_t y = 0; y < tile.labels.height(); ++y)
-              for (index_t x = 0; x < tile.labels.width(); ++x) {
-                Label& l = tile.labels(y, x);
-                l = ids[l];
-                GIGASEG_REQUIRE(l != std::numeric_limits<Label>::max(), ErrorKind::internal, "cells_by_windows",
-                                "a core pixel's region has no number");
-              }
-            writer->write_tile(tile.tile % grid.across, tile.tile / grid.across, AnyHostImage(tile.labels));
-          } catch (...) {
-            failures[k] = std::current_exception();
-          }
-        };
-        std::size_t const lanes = std::min<std::size_t>(n, std::size_t(std::max(1, threads)));
-        std::vector<std::thread> pool;
-        for (std::size_t lane = 0; lane < lanes; ++lane)
-          pool.emplace_back([&, lane] {
-            for (std::size_t k = lane; k < n; k += lanes) work(k);
-          });
-        for (std::thread& thread : pool) thread.join();
-        for (std::exception_ptr const& failure : failures)
-          if (failure) std::rethrow_exception(failure);
-        for (WindowTile const& tile : batch.tiles)
-          report.pixel_bytes_written += std::size_t(tile.labels.width() * tile.labels.height()) * sizeof(Label);
-      },
-      report);
-  report.passes += 1;
-  if (!held) {  // the writer's temporary file goes with it
-    writer.reset();
+          return batch;
+        },
+        [&](RowBatch&& batch) {
+          // The row's tiles renumbered and written on up to `threads` threads.
+          std::size_t const n = batch.tiles.size();
+          std::vector<std::exception_ptr> failures(n);
+          auto work = [&](std::size_t k) {
+            try {
+              WindowTile& tile = batch.tiles[k];
+              std::vector<Label> const& ids = batch.numbers[k];
+              for (index_t y = 0; y < tile.labels.height(); ++y)
+                for (index_t x = 0; x < tile.labels.width(); ++x) {
+                  Label& l = tile.labels(y, x);
+                  l = ids[l];
+                  GIGASEG_REQUIRE(l != std::numeric_limits<Label>::max(), ErrorKind::internal, "cells_by_windows",
+                                  "a core pixel's region has no number");
+                }
+              writer->write_tile(tile.tile % grid.across, tile.tile / grid.across, AnyHostImage(tile.labels));
+            } catch (...) {
+              failures[k] = std::current_exception();
+            }
+          };
+          std::size_t const lanes = std::min<std::size_t>(n, std::size_t(std::max(1, threads)));
+          std::vector<std::thread> pool;
+          for (std::size_t lane = 0; lane < lanes; ++lane)
+            pool.emplace_back([&, lane] {
+              for (std::size_t k = lane; k < n; k += lanes) work(k);
+            });
+          for (std::thread& thread : pool) thread.join();
+          for (std::exception_ptr const& failure : failures)
+            if (failure) std::rethrow_exception(failure);
+          for (WindowTile const& tile : batch.tiles)
+            report.pixel_bytes_written += std::size_t(tile.labels.width() * tile.labels.height()) * sizeof(Label);
+        },
+        report);
+  } catch (GivenUp const&) {
+    report.passes += 1;
     result.regions.clear();
-    return false;
+    return false;  // the writer's temporary file goes with it
   }
+  report.passes += 1;
   writer->commit();
   result.markers = markers;
   result.components = index_t(numbered);
