@@ -45,6 +45,7 @@
 #include "gigaseg/engine/tiled.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -114,10 +115,10 @@ class TileRowBands {
 
 // Runs row(r, bands) for every row of tiles r in order, with the bands of rows r - 1 to r + 1
 // held, each band decoded once (on the reader's threads, while the rows above are computed), and
-// put(result) for each row's result on a writing thread.
+// put(result) for each row's result on one of `writers` writing threads (rows in any order).
 template <class Row, class Put>
 void for_each_tile_row(TileGrid const& grid, std::string const& input, ImageShape const& shape, Row&& row, Put&& put,
-                       TiledReport& report) {
+                       TiledReport& report, int writers = 1) {
   TileReader reader(input, shape, grid.tile_width, grid.tile_height);
   TileRowBands bands(grid, input);
   using Result = decltype(row(index_t(0), bands));
@@ -141,7 +142,7 @@ void for_each_tile_row(TileGrid const& grid, std::string const& input, ImageShap
       [&](std::size_t, std::vector<Result>&& done) {
         for (Result& result : done) put(std::move(result));
       },
-      PipelineWorkers{1, 1, &report.seconds});
+      PipelineWorkers{1, writers, &report.seconds});
 }
 
 // One tile's window, computed: its core's labels as the window numbered them, and per window label
@@ -241,6 +242,19 @@ bool cells_by_windows(ExecutionContext const& context, std::string const& input,
   DevicePeak const device_peak;
   LabelParams components;
   components.connectivity = 8;
+  // Rows of tiles written at once: each row's tiles are compressed one a thread, and a row has
+  // fewer tiles than there are threads where the image is narrow. Each row written holds its
+  // labels, and so does each row waiting: 2 x writers + 1 rows with the one computing, within
+  // the memory limit beside the bands and the window (as cells_windows_plan counts them).
+  int writers = std::max(1, std::min<int>(4, threads / int(std::max<index_t>(1, grid.across))));
+  if (options.memory_bytes > 0) {
+    double const row_bytes = double(grid.width) * double(grid.tile_height) * sizeof(Label);
+    double const window = 50 * double(grid.tile_width + 2 * plan.halo) * double(grid.tile_height + 2 * plan.halo);
+    double const bands = 5 * double(grid.width) * double(grid.tile_height) * 3;  // RGB at the most
+    while (writers > 1 && bands + window + (2 * writers + 1) * row_bytes > double(options.memory_bytes)) --writers;
+  }
+  std::size_t const row_threads = std::size_t(std::max(1, threads / writers));
+  std::atomic<std::size_t> written{0};
   // Tile t's window with `halo` pixels around its core, clipped to the image.
   auto around = [&](index_t t, index_t halo) {
     Region const core = grid.core(t);
@@ -393,7 +407,7 @@ bool cells_by_windows(ExecutionContext const& context, std::string const& input,
               failures[k] = std::current_exception();
             }
           };
-          std::size_t const lanes = std::min<std::size_t>(n, std::size_t(std::max(1, threads)));
+          std::size_t const lanes = std::min(n, row_threads);
           std::vector<std::thread> pool;
           for (std::size_t lane = 0; lane < lanes; ++lane)
             pool.emplace_back([&, lane] {
@@ -403,15 +417,16 @@ bool cells_by_windows(ExecutionContext const& context, std::string const& input,
           for (std::exception_ptr const& failure : failures)
             if (failure) std::rethrow_exception(failure);
           for (WindowTile const& tile : batch.tiles)
-            report.pixel_bytes_written += std::size_t(tile.labels.width() * tile.labels.height()) * sizeof(Label);
+            written += std::size_t(tile.labels.width() * tile.labels.height()) * sizeof(Label);
         },
-        report);
+        report, writers);
   } catch (GivenUp const&) {
     report.passes += 1;
     result.regions.clear();
     return false;  // the writer's temporary file goes with it
   }
   report.passes += 1;
+  report.pixel_bytes_written += written;
   writer->commit();
   result.markers = markers;
   result.components = index_t(numbered);
