@@ -46,6 +46,13 @@ struct TileGrid {
     index_t const x = (t % across) * tile_width, y = (t / across) * tile_height;
     return Region{x, y, std::min(tile_width, width - x), std::min(tile_height, height - y)};
   }
+  // Tile t's core with `halo` pixels around it, clipped to the image.
+  Region around(index_t t, index_t halo) const {
+    Region const c = core(t);
+    index_t const x0 = std::max<index_t>(0, c.x - halo), y0 = std::max<index_t>(0, c.y - halo);
+    index_t const x1 = std::min(width, c.x + c.width + halo), y1 = std::min(height, c.y + c.height + halo);
+    return Region{x0, y0, x1 - x0, y1 - y0};
+  }
   // The core and its ring, clipped to the image: what is read of the image for the tile.
   Region ringed(Region const& core) const {
     index_t const x0 = std::max<index_t>(0, core.x - 1), y0 = std::max<index_t>(0, core.y - 1);

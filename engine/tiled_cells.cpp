@@ -319,13 +319,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
   index_t const median_halo = params.median_size > 1 ? params.median_size / 2 : 0;
   index_t const open_halo = params.open_size > 1 ? 2 * (params.open_size / 2) : 0;
   // Tile t's core and the region read for it: `halo` pixels around, clipped to the image.
-  auto around = [&](index_t t, index_t halo) {
-    Region const core = grid.core(t);
-    index_t const x0 = std::max<index_t>(0, core.x - halo), y0 = std::max<index_t>(0, core.y - halo);
-    index_t const x1 = std::min(grid.width, core.x + core.width + halo);
-    index_t const y1 = std::min(grid.height, core.y + core.height + halo);
-    return Region{x0, y0, x1 - x0, y1 - y0};
-  };
+  auto around = [&](index_t t, index_t halo) { return grid.around(t, halo); };
   // The filtered gray (median) of a region on `space`.
   auto filtered = [&](auto const& space, AnyHostImage const& raw) {
     using Memory = typename std::decay_t<decltype(space)>::memory_space;

@@ -256,13 +256,7 @@ bool cells_by_windows(ExecutionContext const& context, std::string const& input,
   std::size_t const row_threads = std::size_t(std::max(1, threads / writers));
   std::atomic<std::size_t> written{0};
   // Tile t's window with `halo` pixels around its core, clipped to the image.
-  auto around = [&](index_t t, index_t halo) {
-    Region const core = grid.core(t);
-    index_t const x0 = std::max<index_t>(0, core.x - halo), y0 = std::max<index_t>(0, core.y - halo);
-    index_t const x1 = std::min(grid.width, core.x + core.width + halo);
-    index_t const y1 = std::min(grid.height, core.y + core.height + halo);
-    return Region{x0, y0, x1 - x0, y1 - y0};
-  };
+  auto around = [&](index_t t, index_t halo) { return grid.around(t, halo); };
   index_t markers = 0;
   std::vector<OwnedRegion> row_owned;         // the regions of the row being computed
   std::unordered_map<index_t, Label> number;  // a region's number, by its first pixel's raster index
