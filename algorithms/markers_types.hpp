@@ -4,6 +4,8 @@
 // implementation.
 #include "gigaseg/algorithms/path.hpp"
 
+#include <cstdint>
+
 namespace gigaseg {
 
 // The tag of distance_markers() in TunedAvailable / Tuned (algorithms/path.hpp): its two
@@ -29,6 +31,10 @@ struct MarkerParams {
   float min_separation = 0.f;   // pixels; 0 keeps every h-maximum
   int connectivity = 8;         // of the foreground, the plateaus and the markers
   Path path = Path::automatic;  // the two propagations: tuned (OpenMP: sequential O(N)) or portable
+  // For a distance map that is a part of a larger image (the tile engine's windows): the larger
+  // image's coordinates of its first pixel. The centroids the separation compares are then the
+  // larger image's, rounded as there.
+  std::int64_t origin_x = 0, origin_y = 0;
 };
 
 }  // namespace gigaseg

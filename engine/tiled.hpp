@@ -419,7 +419,9 @@ struct TiledCellsResult {
 //    gives the whole image's labels); else in a wider window; each finished row of tiles is
 //    numbered and written. Two passes, no scratch files.
 // When a tile's components reach past the wider window too (a component larger than it, a
-// distance longer), the output of that pass is dropped and the rounds below run instead.
+// distance longer), or a distance reaches 256 (the in-memory pipeline then floods a float relief),
+// the output of that pass is dropped and the rounds below run instead. A halo above the tile
+// height, or not above the median's and the opening's reach plus one, runs the rounds.
 //
 // By rounds of tiles: each global stage runs under the engine, its intermediate images in scratch
 // TIFFs beside `output` (uncompressed, about 15 bytes a pixel, removed afterwards):

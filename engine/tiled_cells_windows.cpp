@@ -13,14 +13,19 @@
 // anything outside it, so the nearest background pixel is inside the window. Its markers (the
 // h-maxima inside the foreground component, the separation within the component), its watershed
 // (inside the mask) and its merge (between regions that touch) see nothing outside K either, and
-// the window's labels keep the whole image's raster order of first pixels, which is all their
-// ties compare. So the regions of the components that keep clear of the frame are the whole
-// image's, and their statistics too (their neighbours are inside the window).
+// the window's labels keep the whole image's raster order of first pixels, which their ties
+// compare. Two choices are the whole image's and are given to each window (CellsPart): the
+// markers' centroids are summed in the image's coordinates (the separation compares them in
+// floating point), and the relief's type, 16 bits while every distance of the image stays below
+// 256 (the watershed's keys differ between the two types): the windows take the 16 bits, and a
+// core with a distance of 256 or more stops the pass for the rounds of tiles. So the regions of
+// the components that keep clear of the frame are the whole image's, and their statistics too
+// (their neighbours are inside the window).
 //
 // A window is kept when every component with a pixel in the tile's core keeps clear of the frame
 // (tested conservatively on the components' bounding boxes); else the tile is computed again in a
-// window `retry_factor` times wider, and when that fails too the caller runs the rounds of tiles
-// (tiled_cells.cpp), which hold for any image.
+// window `retry_factor` times wider, and when that fails too, or a distance reaches 256, the
+// caller runs the rounds of tiles (tiled_cells.cpp), which hold for any image.
 //
 // The numbering: a region is the tile's whose core holds the region's first pixel; the regions are
 // numbered in the raster order of their first pixels, which for the regions of a row of tiles
@@ -31,6 +36,7 @@
 #include "gigaseg/algorithms/histogram.hpp"
 #include "gigaseg/algorithms/label.hpp"
 #include "gigaseg/algorithms/morphology.hpp"
+#include "gigaseg/algorithms/otsu.hpp"
 #include "gigaseg/algorithms/pipelines/cells.hpp"
 #include "gigaseg/algorithms/pipelines/detail/stages.hpp"
 #include "gigaseg/algorithms/region_stats.hpp"
@@ -244,22 +250,31 @@ bool cells_by_windows(ExecutionContext const& context, std::string const& input,
   components.connectivity = 8;
   // Rows of tiles written at once: each row's tiles are compressed one a thread, and a row has
   // fewer tiles than there are threads where the image is narrow. Each row written holds its
-  // labels, and so does each row waiting: 2 x writers + 1 rows with the one computing, within
-  // the memory limit beside the bands and the window (as cells_windows_plan counts them).
+  // labels, and so does each row waiting: 2 x writers + 2 rows with the one computing (the last
+  // band completes two rows at once), within the memory limit beside the bands and the wider
+  // window (as cells_windows_plan counts them; the encoded tiles a writer keeps until those
+  // before them are written are labels compressed tens of times, not counted).
   int writers = std::max(1, std::min<int>(4, threads / int(std::max<index_t>(1, grid.across))));
   if (options.memory_bytes > 0) {
     double const row_bytes = double(grid.width) * double(grid.tile_height) * sizeof(Label);
-    double const window = 50 * double(grid.tile_width + 2 * plan.halo) * double(grid.tile_height + 2 * plan.halo);
+    index_t const halo = std::max(plan.halo, plan.retry_halo);
+    double const window = 50 * double(grid.tile_width + 2 * halo) * double(grid.tile_height + 2 * halo);
     double const bands = 5 * double(grid.width) * double(grid.tile_height) * 3;  // RGB at the most
-    while (writers > 1 && bands + window + (2 * writers + 1) * row_bytes > double(options.memory_bytes)) --writers;
+    while (writers > 1 && bands + window + (2 * writers + 2) * row_bytes > double(options.memory_bytes)) --writers;
   }
   std::size_t const row_threads = std::size_t(std::max(1, threads / writers));
   std::atomic<std::size_t> written{0};
   // Tile t's window with `halo` pixels around its core, clipped to the image.
   auto around = [&](index_t t, index_t halo) { return grid.around(t, halo); };
+  // A tile did not hold in its wider window, or a distance reached 256: the pass stops, reading no
+  // more, and the rounds of tiles run.
+  struct GivenUp {};
   index_t markers = 0;
-  std::vector<OwnedRegion> row_owned;         // the regions of the row being computed
-  std::unordered_map<index_t, Label> number;  // a region's number, by its first pixel's raster index
+  std::vector<OwnedRegion> row_owned;  // the regions of the row being computed
+  // A region's number, by its first pixel's raster index: those of the rows above the one before,
+  // which no window of the rows to come reaches, are dropped.
+  std::unordered_map<index_t, Label> number;
+  std::vector<index_t> numbered_above;  // the first pixels numbered with the row above
   Label numbered = 0;
   // Tile t computed in the window `w`; false when a component with a pixel in the core reaches the
   // window's frame.
@@ -306,11 +321,22 @@ bool cells_by_windows(ExecutionContext const& context, std::string const& input,
           }
         }
       }
+      ImageView<float, Memory> distance("gigaseg::tiled::distance", w.width, w.height);
       ImageView<Label, Memory> window_markers("gigaseg::tiled::markers", w.width, w.height);
       ImageView<Label, Memory> labels("gigaseg::tiled::labels", w.width, w.height);
       CellsResult window;
-      segment_cells_from_mask(space, filtered, mask_c, window_markers, labels, params, window);
+      // The relief as for an image whose distances all stay below 256 (16 bits); an image with a
+      // distance of 256 or more floods a float relief, and the rounds of tiles compute it.
+      CellsPart part;
+      part.x = w.x;
+      part.y = w.y;
+      part.most_squared = 65535;
+      segment_cells_from_mask(space, filtered, mask_c, distance, window_markers, labels, params, window, part);
       device_peak.sample(space, report.peak_device_bytes);
+      if (window.markers > 0 &&
+          value_range(space, ImageView<float const, Memory>(distance).roi(cx, cy, core.width, core.height)).second >=
+              256.0)
+        throw GivenUp{};
       auto const at = [&](index_t i) {  // a window raster index in the image
         return (w.y + i / w.width) * width + w.x + i % w.width;
       };
@@ -320,11 +346,13 @@ bool cells_by_windows(ExecutionContext const& context, std::string const& input,
       };
       out.tile = t;
       out.first.assign(std::size_t(window.components + 1), -1);
-      if (window.components > 0) {
+      if (window.markers > 0) {  // a window's regions may all have merged away, its markers not
         std::vector<index_t> const first_marker =
             first_pixels(space, ImageView<Label const, Memory>(window_markers), window.markers);
         for (index_t l = 1; l <= window.markers; ++l)  // every marker 1..M has pixels
           markers += in_core(at(first_marker[std::size_t(l)])) ? 1 : 0;
+      }
+      if (window.components > 0) {
         std::vector<index_t> const first =
             first_pixels(space, ImageView<Label const, Memory>(labels), window.components);
         std::vector<RegionTotals> totals =
@@ -345,7 +373,6 @@ bool cells_by_windows(ExecutionContext const& context, std::string const& input,
   };
   auto writer = std::make_unique<TiffTileWriter>(output, grid.width, grid.height, PixelType::u32, grid.tile_width,
                                                  grid.tile_height, options.write);
-  struct GivenUp {};  // a tile did not hold in its wider window: the pass stops, reading no more
   try {
     for_each_tile_row(
         grid, input, shape,
@@ -379,6 +406,11 @@ bool cells_by_windows(ExecutionContext const& context, std::string const& input,
             }
             batch.numbers.push_back(std::move(ids));
           }
+          // The windows of the rows below start at most a tile's height above them (the halos
+          // are at most that): the row above this one is out of their reach.
+          for (index_t first : numbered_above) number.erase(first);
+          numbered_above.clear();
+          for (OwnedRegion const& region : row_owned) numbered_above.push_back(region.first);
           return batch;
         },
         [&](RowBatch&& batch) {
@@ -403,10 +435,15 @@ bool cells_by_windows(ExecutionContext const& context, std::string const& input,
           };
           std::size_t const lanes = std::min(n, row_threads);
           std::vector<std::thread> pool;
-          for (std::size_t lane = 0; lane < lanes; ++lane)
-            pool.emplace_back([&, lane] {
-              for (std::size_t k = lane; k < n; k += lanes) work(k);
-            });
+          try {
+            for (std::size_t lane = 0; lane < lanes; ++lane)
+              pool.emplace_back([&, lane] {
+                for (std::size_t k = lane; k < n; k += lanes) work(k);
+              });
+          } catch (...) {  // no thread to be had: those started end first
+            for (std::thread& thread : pool) thread.join();
+            throw;
+          }
           for (std::thread& thread : pool) thread.join();
           for (std::exception_ptr const& failure : failures)
             if (failure) std::rethrow_exception(failure);

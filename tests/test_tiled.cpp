@@ -689,6 +689,24 @@ TYPED_TEST(Tiled, CellsPipelineEqualsTheWholeImage) {
   for (index_t y = 0; y < lattice.height(); ++y)
     for (index_t x = 0; x < lattice.width(); ++x)
       if (y % 40 < 7 || x % 40 < 7) lattice(y, x) = 0;
+  // The tissue with its lower right part cleared to the background and dotted with discs of
+  // radius 2, 3 x 3 squares once filtered: below the minimum area of 16 the merge removes them
+  // all, so the windows there keep markers and no region.
+  HostImage<std::uint8_t> specks = clone<Kokkos::HostSpace>(Kokkos::DefaultHostExecutionSpace(), tissue, "specks");
+  for (index_t y = 140; y < specks.height(); ++y)
+    for (index_t x = 200; x < specks.width(); ++x) {
+      index_t const dx = (x - 200) % 20 - 10, dy = (y - 140) % 20 - 10;
+      specks(y, x) = dx * dx + dy * dy <= 4 ? 20 : 230;
+    }
+  // One dark disc of radius 270 on a light ground, a few small ones beside it: distances of 256
+  // and more, which the in-memory pipeline floods as a float relief.
+  HostImage<std::uint8_t> large("large", 640, 600);
+  for (index_t y = 0; y < large.height(); ++y)
+    for (index_t x = 0; x < large.width(); ++x) {
+      index_t const dx = x - 300, dy = y - 300, sx = x % 40 - 20, sy = y % 40 - 20;
+      bool const dark = dx * dx + dy * dy <= 270 * 270 || (x > 590 && sx * sx + sy * sy <= 64);
+      large(y, x) = dark ? 30 : 220;
+    }
   Kokkos::DefaultHostExecutionSpace host;
   ExecutionContext context(context_on<TypeParam>());
   enum class Way { rounds, windows, wider_windows, given_up };
@@ -744,6 +762,8 @@ TYPED_TEST(Tiled, CellsPipelineEqualsTheWholeImage) {
   other.min_area = 40;
   check(tissue, other, 32, 32, 0, Way::rounds, "tissue");
   check(tissue, other, 48, 48, 44, Way::windows, "tissue");
+  check(specks, CellsParams{}, 64, 64, 24, Way::windows, "specks");
+  check(large, CellsParams{}, 256, 256, 64, Way::given_up, "large");
   other.median_size = 0;
   other.min_separation = 12;
   check(tissue, other, 48, 16, 0, Way::rounds, "tissue");

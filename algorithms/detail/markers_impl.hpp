@@ -300,9 +300,12 @@ index_t distance_markers(ExecSpace const& space,
   auto const host_heights = detail::to_host_array(space, heights);
   auto const host_components = detail::to_host_array(space, component_of);
   std::vector<detail::MarkerSummary> summaries(std::size_t(count + 1));
-  for (index_t l = 1; l <= count; ++l)
-    summaries[std::size_t(l)] = {double(host_sums(3 * l)), double(host_sums(3 * l + 1)), index_t(host_sums(3 * l + 2)),
-                                 host_heights(l), host_components(l)};
+  for (index_t l = 1; l <= count; ++l) {
+    std::int64_t const area = host_sums(3 * l + 2);
+    summaries[std::size_t(l)] = {double(host_sums(3 * l) + area * params.origin_x),
+                                 double(host_sums(3 * l + 1) + area * params.origin_y), index_t(area), host_heights(l),
+                                 host_components(l)};
+  }
   std::vector<Label> const new_id = detail::separate_markers(summaries, params.min_separation);
   renumber(space, markers, new_id);
   index_t kept = 0;

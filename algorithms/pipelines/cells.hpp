@@ -56,22 +56,32 @@ CellsResult segment_cells(ExecSpace const& space,
                           ImageView<Label, typename ExecSpace::memory_space> const& labels,
                           CellsParams const& params = {});
 
-// segment_cells() from its mask on: the distance transform, the markers (written to `markers`), the
-// relief, the watershed and the small-region merge into `labels`, without the statistics;
-// `filtered` is the median-filtered gray (the gradient relief floods its gradient). Sets
-// result.markers and result.components (both 0, and `labels` 0, when the mask is all background or
-// all foreground) and adds the stages' times. segment_cells() is the median, Otsu's mask and the
-// opening, then this, then region_stats(). The tile engine calls it on windows of a larger image
-// (engine/tiled.hpp, segment_cells_tiled): every stage here follows the mask's 8-connected
-// components, so a component whole in a window gets the labels it gets in the whole image. Fences
-// `space`.
+// Where a mask given to segment_cells_from_mask lies when it is a part of a larger image (the tile
+// engine's windows): the larger image's coordinates of its first pixel (the markers' centroids are
+// the larger image's), and the larger image's largest squared distance, which picks the distance
+// relief's type (16 bits up to 65535); -1: the mask's own.
+struct CellsPart {
+  index_t x = 0, y = 0;
+  std::int64_t most_squared = -1;
+};
+
+// segment_cells() from its mask on: the distance transform (written to `distance`), the markers
+// (to `markers`), the relief, the watershed and the small-region merge into `labels`, without the
+// statistics; `filtered` is the median-filtered gray (the gradient relief floods its gradient).
+// Sets result.markers and result.components (both 0, and `labels` 0, when the mask is all
+// background or all foreground; `distance` is then not written) and adds the stages' times.
+// segment_cells() is the median, Otsu's mask and the opening, then this, then region_stats(). The
+// tile engine calls it on windows of a larger image (engine/tiled.hpp, segment_cells_tiled): every
+// stage here follows the mask's 8-connected components, given the larger image's `part`, so a
+// component whole in a window gets the labels it gets in the whole image. Fences `space`.
 template <class ExecSpace>
 void segment_cells_from_mask(ExecSpace const& space,
                              ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& filtered,
                              ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask,
+                             ImageView<float, typename ExecSpace::memory_space> const& distance,
                              ImageView<Label, typename ExecSpace::memory_space> const& markers,
                              ImageView<Label, typename ExecSpace::memory_space> const& labels,
-                             CellsParams const& params, CellsResult& result);
+                             CellsParams const& params, CellsResult& result, CellsPart const& part = {});
 
 // Defined in the library (algorithms/pipelines/detail/cells_impl.hpp) for every enabled execution space
 // (backends/instantiate/pipelines.cpp).

@@ -14,8 +14,9 @@ namespace gigaseg {
                                             ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, CellsParams const&);       \
   template void segment_cells_from_mask<SPACE>(                                                                        \
       SPACE const&, ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&,                                       \
-      ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&, ImageView<Label, GIGASEG_MEMORY(SPACE)> const&,     \
-      ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, CellsParams const&, CellsResult&);                               \
+      ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&, ImageView<float, GIGASEG_MEMORY(SPACE)> const&,     \
+      ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, ImageView<Label, GIGASEG_MEMORY(SPACE)> const&,                  \
+      CellsParams const&, CellsResult&, CellsPart const&);                                                             \
   template NucleiResult segment_nuclei<SPACE>(SPACE const&,                                                            \
                                               ImageView<std::uint8_t const, GIGASEG_MEMORY(SPACE)> const&,             \
                                               ImageView<Label, GIGASEG_MEMORY(SPACE)> const&, NucleiParams const&);    \

@@ -24,12 +24,15 @@ template <class ExecSpace>
 void segment_cells_from_mask(ExecSpace const& space,
                              ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& filtered,
                              ImageView<std::uint8_t const, typename ExecSpace::memory_space> const& mask,
+                             ImageView<float, typename ExecSpace::memory_space> const& distance,
                              ImageView<Label, typename ExecSpace::memory_space> const& markers,
                              ImageView<Label, typename ExecSpace::memory_space> const& labels,
-                             CellsParams const& params, CellsResult& result) {
+                             CellsParams const& params, CellsResult& result, CellsPart const& part) {
   using Memory = typename ExecSpace::memory_space;
   detail::require_same_size("segment_cells_from_mask", mask.width(), mask.height(), labels.width(), labels.height());
   detail::require_same_size("segment_cells_from_mask", mask.width(), mask.height(), markers.width(), markers.height());
+  detail::require_same_size("segment_cells_from_mask", mask.width(), mask.height(), distance.width(),
+                            distance.height());
   detail::require_same_size("segment_cells_from_mask", mask.width(), mask.height(), filtered.width(),
                             filtered.height());
   index_t const width = mask.width(), height = mask.height();
@@ -43,9 +46,7 @@ void segment_cells_from_mask(ExecSpace const& space,
   Kokkos::parallel_reduce(
       "gigaseg::cells::count_background", Kokkos::RangePolicy<ExecSpace>(space, 0, width * height),
       KOKKOS_LAMBDA(index_t i, index_t & n) { n += mask(i / width, i % width) == 0 ? 1 : 0; }, background);
-  ScratchImage<float, ExecSpace> const distance_memory(space, "gigaseg::cells::distance", width, height);
   ScratchImage<std::int64_t, ExecSpace> const squared_memory(space, "gigaseg::cells::squared_distances", width, height);
-  auto const& distance = distance_memory.view();
   auto const& squared = squared_memory.view();
   if (background == 0 || background == width * height) {
     detail::for_each_row_pixel(
@@ -60,6 +61,8 @@ void segment_cells_from_mask(ExecSpace const& space,
     marker_params.h = params.h;
     marker_params.min_separation = params.min_separation;
     marker_params.connectivity = params.connectivity;
+    marker_params.origin_x = part.x;
+    marker_params.origin_y = part.y;
     result.markers = distance_markers(space, ImageView<float const, Memory>(distance), markers, marker_params);
     if (params.relief == CellsRelief::gradient)
       background_markers(space, mask, markers, params.background_distance, Label(result.markers + 1));
@@ -94,13 +97,16 @@ void segment_cells_from_mask(ExecSpace const& space,
           m = v > m ? v : m;
         },
         Kokkos::Max<std::int64_t>(most));
+    if (part.most_squared >= 0) most = part.most_squared;  // the larger image's choice
     if (most <= 65535) {
       ScratchImage<std::uint16_t, ExecSpace> const relief_memory(space, "gigaseg::cells::relief", width, height);
       auto const& relief = relief_memory.view();
       stage("relief", [&] {
         detail::for_each_row_pixel(
-            space, "gigaseg::cells::relief", height, width,
-            KOKKOS_LAMBDA(index_t y, index_t x) { relief(y, x) = std::uint16_t(65535 - squared(y, x)); });
+            space, "gigaseg::cells::relief", height, width, KOKKOS_LAMBDA(index_t y, index_t x) {
+              std::int64_t const s = squared(y, x);  // above 65535 only outside a part's components
+              relief(y, x) = std::uint16_t(65535 - (s < 65535 ? s : 65535));
+            });
       });
       stage("watershed", [&] {
         watershed(space, ImageView<std::uint16_t const, Memory>(relief), markers_c, labels, watershed_params, mask);
@@ -157,9 +163,10 @@ CellsResult segment_cells(ExecSpace const& space,
     mask = opened;
   }
 
+  ScratchImage<float, ExecSpace> const distance_memory(space, "gigaseg::cells::distance", width, height);
   ScratchImage<Label, ExecSpace> const markers_memory(space, "gigaseg::cells::markers", width, height);
-  segment_cells_from_mask(space, filtered, ImageView<std::uint8_t const, Memory>(mask), markers_memory.view(), labels,
-                          params, result);
+  segment_cells_from_mask(space, filtered, ImageView<std::uint8_t const, Memory>(mask), distance_memory.view(),
+                          markers_memory.view(), labels, params, result);
   if (result.markers == 0) return result;  // nothing segmented
   stage("stats",
         [&] { result.regions = region_stats(space, ImageView<Label const, Memory>(labels), result.components, gray); });
