@@ -81,8 +81,8 @@ struct TiledOptions {
   // (detail::write_text_over_ranks). No effect without a group.
   bool spread_regions = false;
   // segment_cells_tiled computes each tile whole in a window of the image this many pixels wider
-  // on every side, and where a component of the tile reaches past that, in one
-  // CellsWindowsPlan::retry_factor times wider (at most a tile's height); an image where that too
+  // on every side, and where a component of the tile reaches past that, with a halo
+  // CellsWindowsPlan::retry_factor times as wide (at most a tile's height); an image where that too
   // fails runs the rounds of tiles. 0: the rounds always. One process only (no group).
   index_t cells_window_halo = 128;
 };

@@ -24,7 +24,7 @@
 //
 // A window is kept when every component with a pixel in the tile's core keeps clear of the frame
 // (tested conservatively on the components' bounding boxes); else the tile is computed again in a
-// window `retry_factor` times wider, and when that fails too, or a distance reaches 256, the
+// window whose halo is `retry_factor` times as wide, and when that fails too, or a distance reaches 256, the
 // caller runs the rounds of tiles (tiled_cells.cpp), which hold for any image.
 //
 // The numbering: a region is the tile's whose core holds the region's first pixel; the regions are
