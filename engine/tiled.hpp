@@ -445,9 +445,10 @@ struct CellsWindowsPlan {
   bool use = false;
   index_t halo = 0, retry_halo = 0;  // retry_halo 0: no second window
   index_t mask_halo = 0;             // the pixels the median and the opening read around a pixel
+  int writers = 1;                   // rows of tiles written at once
 };
-CellsWindowsPlan cells_windows_plan(std::string const& input, ImageShape const& shape, CellsParams const& params,
-                                    TiledOptions const& options);
+CellsWindowsPlan cells_windows_plan(ExecutionContext const& context, std::string const& input, ImageShape const& shape,
+                                    CellsParams const& params, TiledOptions const& options);
 // Pass 1 by windows: the histogram of the median-filtered image, read in bands of tile rows.
 std::vector<std::uint64_t> cells_histogram_by_bands(ExecutionContext const& context, std::string const& input,
                                                     CellsParams const& params, TiledOptions const& options,

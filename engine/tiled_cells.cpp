@@ -343,7 +343,7 @@ TiledCellsResult segment_cells_tiled(ExecutionContext const& context, std::strin
   };
 
   // Pass 1: the histogram of the filtered image, Otsu's threshold and the side (as otsu_mask).
-  detail::CellsWindowsPlan const windows = detail::cells_windows_plan(input, shape, params, options);
+  detail::CellsWindowsPlan const windows = detail::cells_windows_plan(context, input, shape, params, options);
   std::vector<std::uint64_t> counts(256, 0);
   if (windows.use)
     counts = detail::cells_histogram_by_bands(context, input, params, options, report);

@@ -56,6 +56,7 @@
 #include <deque>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -121,7 +122,9 @@ class TileRowBands {
 
 // Runs row(r, bands) for every row of tiles r in order, with the bands of rows r - 1 to r + 1
 // held, each band decoded once (on the reader's threads, while the rows above are computed), and
-// put(result) for each row's result on one of `writers` writing threads (rows in any order).
+// put(result) for each row's result on one of `writers` writing threads (rows in any order). Step
+// b brings band b and computes row b - 1; a last step with no band computes the last row, so that
+// each step hands on one row at the most.
 template <class Row, class Put>
 void for_each_tile_row(TileGrid const& grid, std::string const& input, ImageShape const& shape, Row&& row, Put&& put,
                        TiledReport& report, int writers = 1) {
@@ -130,23 +133,25 @@ void for_each_tile_row(TileGrid const& grid, std::string const& input, ImageShap
   using Result = decltype(row(index_t(0), bands));
   index_t const down = grid.down;
   pipeline_tiles(
-      std::size_t(down),
+      std::size_t(down + 1),
       [&](std::size_t b) {
+        if (index_t(b) == down) return AnyHostImage{};  // below the last row
         index_t const y = index_t(b) * grid.tile_height;
         return reader.read(Region{0, y, grid.width, std::min(grid.tile_height, grid.height - y)});
       },
       [&](std::size_t b, AnyHostImage&& band) {
-        report.pixel_bytes_read += std::size_t(width(band) * height(band)) * bytes_per_pixel(pixel_type(band));
-        report.peak_tile_bytes = std::max(report.peak_tile_bytes,
-                                          std::size_t(width(band) * height(band)) * bytes_per_pixel(pixel_type(band)));
-        bands.push(std::move(band));
-        std::vector<Result> done;  // the row above this band, and the last row with the last band
-        if (b >= 1) done.push_back(row(index_t(b) - 1, bands));
-        if (index_t(b) == down - 1) done.push_back(row(index_t(b), bands));  // nothing below it
+        if (index_t(b) < down) {
+          std::size_t const bytes = std::size_t(width(band) * height(band)) * bytes_per_pixel(pixel_type(band));
+          report.pixel_bytes_read += bytes;
+          report.peak_tile_bytes = std::max(report.peak_tile_bytes, bytes);
+          bands.push(std::move(band));
+        }
+        std::optional<Result> done;  // the row above this band
+        if (b >= 1) done.emplace(row(index_t(b) - 1, bands));
         return done;
       },
-      [&](std::size_t, std::vector<Result>&& done) {
-        for (Result& result : done) put(std::move(result));
+      [&](std::size_t, std::optional<Result>&& done) {
+        if (done) put(std::move(*done));
       },
       PipelineWorkers{1, writers, &report.seconds});
 }
@@ -172,8 +177,8 @@ struct RowBatch {
 
 }  // namespace
 
-CellsWindowsPlan cells_windows_plan(std::string const& input, ImageShape const& shape, CellsParams const& params,
-                                    TiledOptions const& options) {
+CellsWindowsPlan cells_windows_plan(ExecutionContext const& context, std::string const& input, ImageShape const& shape,
+                                    CellsParams const& params, TiledOptions const& options) {
   CellsWindowsPlan plan;
   index_t const median_halo = params.median_size > 1 ? params.median_size / 2 : 0;
   index_t const open_halo = params.open_size > 1 ? 2 * (params.open_size / 2) : 0;
@@ -185,17 +190,31 @@ CellsWindowsPlan cells_windows_plan(std::string const& input, ImageShape const& 
   plan.retry_halo = std::min(th, plan.halo * CellsWindowsPlan::retry_factor);
   if (plan.halo <= plan.mask_halo + 1 || plan.halo > th) return plan;
   if (plan.retry_halo <= plan.halo) plan.retry_halo = 0;
+  // Rows of tiles written at once: each row's tiles are compressed one a thread, and a row has
+  // fewer tiles than there are threads where the image is narrow.
+  int const threads = options.threads > 0 ? options.threads : io_threads();
+  index_t const across = (shape.width + tw - 1) / tw;
+  plan.writers = std::max(1, std::min<int>(4, threads / int(std::max<index_t>(1, across))));
   if (options.memory_bytes > 0) {
-    // Host: the bands (three held, two decoded ahead), three rows of labels (one filling, one
-    // waiting, one being written), and a window's gray and labels on a host backend. Device: the
-    // window at the in-memory pipeline's 42 bytes a pixel and the component labels beside it.
-    auto const window_pixels = [&](index_t halo) { return double(tw + 2 * halo) * double(th + 2 * halo); };
-    double const row_pixels = double(shape.width) * double(th);
-    double const pixel_bytes = double(bytes_per_pixel(pixel_type(read_image_region(input, Region{0, 0, 1, 1}))));
-    double const host = 5 * row_pixels * pixel_bytes + 3 * row_pixels * sizeof(Label);
+    // The host holds five bands (three for the row computing, two decoded ahead) and the rows of
+    // labels: `writers` rows being written, as many waiting, and the one computing. The window takes the in-memory
+    // pipeline's 42 bytes a pixel and the component labels beside it, on the device, or beside the
+    // rest on a host backend. The encoded tiles a writer keeps until those before them are written
+    // (labels compressed tens of times) are not counted.
+    auto const window_bytes = [&](index_t halo) { return 50 * double(tw + 2 * halo) * double(th + 2 * halo); };
+    bool const window_on_host =
+        context.resolve((tw + 2 * plan.halo) * (th + 2 * plan.halo), OpFamily::pipeline) != Backend::cuda;
+    double const band = double(shape.width) * double(th) *
+                        double(bytes_per_pixel(pixel_type(read_image_region(input, Region{0, 0, 1, 1}))));
+    double const row = double(shape.width) * double(th) * sizeof(Label);
     double const budget = double(options.memory_bytes);
-    if (host + 50 * window_pixels(plan.halo) > budget) return plan;
-    if (plan.retry_halo > 0 && host + 50 * window_pixels(plan.retry_halo) > budget) plan.retry_halo = 0;
+    auto const fits = [&](int writers, index_t halo) {
+      double const host = 5 * band + (2 * writers + 1) * row;
+      return window_on_host ? host + window_bytes(halo) <= budget : host <= budget && window_bytes(halo) <= budget;
+    };
+    if (!fits(1, plan.halo)) return plan;
+    if (plan.retry_halo > 0 && !fits(1, plan.retry_halo)) plan.retry_halo = 0;
+    while (plan.writers > 1 && !fits(plan.writers, std::max(plan.halo, plan.retry_halo))) --plan.writers;
   }
   plan.use = true;
   return plan;
@@ -248,20 +267,7 @@ bool cells_by_windows(ExecutionContext const& context, std::string const& input,
   DevicePeak const device_peak;
   LabelParams components;
   components.connectivity = 8;
-  // Rows of tiles written at once: each row's tiles are compressed one a thread, and a row has
-  // fewer tiles than there are threads where the image is narrow. Each row written holds its
-  // labels, and so does each row waiting: 2 x writers + 2 rows with the one computing (the last
-  // band completes two rows at once), within the memory limit beside the bands and the wider
-  // window (as cells_windows_plan counts them; the encoded tiles a writer keeps until those
-  // before them are written are labels compressed tens of times, not counted).
-  int writers = std::max(1, std::min<int>(4, threads / int(std::max<index_t>(1, grid.across))));
-  if (options.memory_bytes > 0) {
-    double const row_bytes = double(grid.width) * double(grid.tile_height) * sizeof(Label);
-    index_t const halo = std::max(plan.halo, plan.retry_halo);
-    double const window = 50 * double(grid.tile_width + 2 * halo) * double(grid.tile_height + 2 * halo);
-    double const bands = 5 * double(grid.width) * double(grid.tile_height) * 3;  // RGB at the most
-    while (writers > 1 && bands + window + (2 * writers + 2) * row_bytes > double(options.memory_bytes)) --writers;
-  }
+  int const writers = plan.writers;
   std::size_t const row_threads = std::size_t(std::max(1, threads / writers));
   std::atomic<std::size_t> written{0};
   // Tile t's window with `halo` pixels around its core, clipped to the image.
