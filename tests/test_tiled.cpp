@@ -358,7 +358,9 @@ TYPED_TEST(Tiled, KMeansPipelineEqualsTheWholeImage) {
         for (std::size_t i = 0; i < memory.regions.size(); ++i)
           ASSERT_TRUE(same_stats(tiled.regions[i], memory.regions[i])) << "region " << i + 1;
         EXPECT_EQ(tiled.report.passes, 3) << "one to count the colours, two to label";
-        if (c.tolerance > 0) EXPECT_LT(memory.clusters.iterations, params.kmeans.iterations) << "converged early";
+        if (c.tolerance > 0) {
+          EXPECT_LT(memory.clusters.iterations, params.kmeans.iterations) << "converged early";
+        }
         EXPECT_GT(memory.components, 3);
       }
 }
@@ -740,12 +742,18 @@ TYPED_TEST(Tiled, CellsPipelineEqualsTheWholeImage) {
     if (by_windows) {
       EXPECT_EQ(tiled.watershed_rounds, 0);
       EXPECT_EQ(tiled.report.passes, 2);
-      if (way == Way::windows) EXPECT_EQ(tiled.window_retries, 0);
-      if (way == Way::wider_windows) EXPECT_GT(tiled.window_retries, 0);
+      if (way == Way::windows) {
+        EXPECT_EQ(tiled.window_retries, 0);
+      }
+      if (way == Way::wider_windows) {
+        EXPECT_GT(tiled.window_retries, 0);
+      }
     } else {
       EXPECT_GE(tiled.watershed_rounds, 1);
     }
-    if (way == Way::given_up) EXPECT_GT(tiled.window_retries, 0);
+    if (way == Way::given_up) {
+      EXPECT_GT(tiled.window_retries, 0);
+    }
   };
   CellsParams params;
   check(tissue, params, 32, 48, 0, Way::rounds, "tissue");
