@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,16 +93,54 @@ OutlineRing simplified(OutlineRing const& ring, double tolerance) {
   return out.size() >= 4 ? out : ring;
 }
 
+// Splits the closed ring `ring` (its last vertex its first) at every corner it passes more than once
+// into rings that pass each corner once, appending them to `out`. Only the corners in `saddles`
+// (distinct-vertex indices) can repeat. A walk around the vertices keeps a stack of those not yet
+// closed off; a corner met again closes the loop from its first visit, which becomes a ring of its
+// own (it turns at that corner on both of its sides, so every ring keeps only turning vertices).
+void split_at_repeated_corners(OutlineRing const& ring, std::vector<std::size_t> const& saddles,
+                               std::vector<OutlineRing>& out) {
+  std::size_t const n = ring.size() - 1;  // distinct vertices
+  std::vector<char> saddle(n, 0);
+  for (std::size_t i : saddles) saddle[i] = 1;
+  std::vector<std::size_t> stack;                                     // vertex indices
+  std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> open;  // saddle corner -> its place on the stack
+  auto corner = [&](std::size_t i) { return std::make_pair(ring.xy[2 * i], ring.xy[2 * i + 1]); };
+  auto emit = [&](std::size_t from) {
+    OutlineRing piece;
+    for (std::size_t k = from; k < stack.size(); ++k) {
+      piece.xy.push_back(ring.xy[2 * stack[k]]);
+      piece.xy.push_back(ring.xy[2 * stack[k] + 1]);
+    }
+    piece.xy.push_back(piece.xy[0]);
+    piece.xy.push_back(piece.xy[1]);
+    out.push_back(std::move(piece));
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    if (saddle[i]) {
+      auto const found = open.find(corner(i));
+      if (found != open.end()) {
+        std::size_t const from = found->second;
+        emit(from);
+        for (std::size_t k = from + 1; k < stack.size(); ++k)
+          if (saddle[stack[k]]) open.erase(corner(stack[k]));
+        stack.resize(from + 1);  // the corner stays, as the start of what follows it
+        continue;
+      }
+      open.emplace(corner(i), stack.size());
+    }
+    stack.push_back(i);
+  }
+  emit(0);
+}
+
 }  // namespace
 
 std::vector<RegionOutline> trace_outlines(ImageView<Label const, Kokkos::HostSpace> const& labels, index_t count,
                                           OutlineParams const& params) {
-  GIGASEG_REQUIRE(params.connectivity == 4 || params.connectivity == 8, ErrorKind::usage, "OutlineParams::connectivity",
-                  "connectivity must be 4 or 8");
   GIGASEG_REQUIRE(params.simplify >= 0 && std::isfinite(params.simplify), ErrorKind::usage, "OutlineParams::simplify",
                   "the tolerance must be 0 or more");
   index_t const width = labels.width(), height = labels.height();
-  bool const eight = params.connectivity == 8;
   auto at = [&](index_t x, index_t y) -> Label {
     return x < 0 || y < 0 || x >= width || y >= height ? Label(0) : labels(y, x);
   };
@@ -110,6 +149,8 @@ std::vector<RegionOutline> trace_outlines(ImageView<Label const, Kokkos::HostSpa
   // Bit d of a pixel: its boundary edge followed in direction d (the pixel on the right) is traced.
   std::vector<std::uint8_t> visited(std::size_t(width * height), 0);
   std::vector<std::vector<Traced>> rings(std::size_t(count + 1));
+  std::vector<std::size_t> saddles;  // the vertices of the ring being traced where it turned at a diagonal touch
+  std::vector<OutlineRing> split;
   for (index_t y = 0; y < height; ++y)
     for (index_t x = 0; x < width; ++x) {
       Label const l = labels(y, x);
@@ -121,15 +162,14 @@ std::vector<RegionOutline> trace_outlines(ImageView<Label const, Kokkos::HostSpa
         // pixel across it is on the left.
         index_t const ox = x + step_x[left_of(s)], oy = y + step_y[left_of(s)];
         if (at(ox, oy) == l || (visited[std::size_t(y * width + x)] >> s & 1)) continue;
-        Traced traced;
-        traced.outside_x = ox;
-        traced.outside_y = oy;
         // The edge's first corner: the pixel is the one ahead and to the right of it.
         int const qx = step_x[s] + step_x[right_of(s)], qy = step_y[s] + step_y[right_of(s)];
         index_t const x0 = x - (qx - 1) / 2, y0 = y - (qy - 1) / 2;
         index_t vx = x0, vy = y0;
         int d = s;
-        std::vector<std::int64_t>& xy = traced.ring.xy;
+        OutlineRing traced;
+        std::vector<std::int64_t>& xy = traced.xy;
+        saddles.clear();
         for (;;) {
           {  // the edge from (vx, vy) in direction d, its pixel on the right, visited
             int const rx = step_x[d] + step_x[right_of(d)], ry = step_y[d] + step_y[right_of(d)];
@@ -146,8 +186,10 @@ std::vector<RegionOutline> trace_outlines(ImageView<Label const, Kokkos::HostSpa
             next = left_of(d);
           else if (!ahead_left && !ahead_right)
             next = right_of(d);
-          else if (ahead_left)  // the region on both diagonals of the corner
-            next = eight ? left_of(d) : right_of(d);
+          else if (ahead_left) {  // the region on both diagonals of the corner: stay with this pixel
+            next = right_of(d);
+            saddles.push_back(xy.size() / 2);
+          }
           if (next != d) {
             xy.push_back(vx);
             xy.push_back(vy);
@@ -157,8 +199,23 @@ std::vector<RegionOutline> trace_outlines(ImageView<Label const, Kokkos::HostSpa
         }
         xy.push_back(xy[0]);
         xy.push_back(xy[1]);
-        traced.twice_area = traced.ring.twice_area();
-        rings[l].push_back(std::move(traced));
+        split.clear();
+        if (saddles.size() < 2)
+          split.push_back(std::move(traced));
+        else
+          split_at_repeated_corners(traced, saddles, split);
+        for (OutlineRing& ring : split) {
+          Traced piece;
+          // The pixel on the left of the ring's first edge, outside the region (inside a hole).
+          std::int64_t const ex = ring.xy[2] - ring.xy[0], ey = ring.xy[3] - ring.xy[1];
+          int const e = ex > 0 ? 0 : ey > 0 ? 1 : ex < 0 ? 2 : 3;
+          int const lx = step_x[e] + step_x[left_of(e)], ly = step_y[e] + step_y[left_of(e)];
+          piece.outside_x = ring.xy[0] + (lx - 1) / 2;
+          piece.outside_y = ring.xy[1] + (ly - 1) / 2;
+          piece.twice_area = ring.twice_area();
+          piece.ring = std::move(ring);
+          rings[l].push_back(std::move(piece));
+        }
       }
     }
 

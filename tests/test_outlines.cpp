@@ -1,15 +1,19 @@
 // Region outlines (algorithms/outlines.hpp) against the label image they came from: every region's
 // polygons, filled by a scanline of their own (the pixel centres inside an odd number of the
 // region's rings), give back exactly the region's pixels; their signed areas sum to its area; each
-// polygon is one exterior ring then holes inside it; diagonal touches make one polygon under
-// connectivity 8 and two under 4. On adversarial images (checkerboards, nested rings with islands,
-// a serpentine, regions on the image's border, single pixels) and random label maps.
+// polygon is one exterior ring then holes inside it. And every polygon is valid by the OGC rules
+// as the tracer builds them: each ring passes every pixel corner at most once (it is simple), the
+// pixels a polygon fills are 4-connected (its interior is connected), so a region touching itself
+// only at a corner is several polygons. On adversarial images (checkerboards, pinched rings, nested
+// rings with islands, a serpentine, regions on the image's border, single pixels) and random maps.
 #include "gigaseg/algorithms/outlines.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
+#include <set>
+#include <utility>
 #include <vector>
 
 namespace gigaseg {
@@ -44,11 +48,45 @@ std::vector<char> fill(std::vector<OutlineRing const*> const& rings, index_t wid
   return inside;
 }
 
+// Every pixel corner the ring passes, along its edges too, is passed once: the ring is simple.
+void expect_simple(OutlineRing const& ring, Label label) {
+  std::set<std::pair<std::int64_t, std::int64_t>> corners;
+  for (std::size_t i = 0; i + 1 < ring.size(); ++i) {
+    std::int64_t const x0 = ring.xy[2 * i], y0 = ring.xy[2 * i + 1];
+    std::int64_t const x1 = ring.xy[2 * i + 2], y1 = ring.xy[2 * i + 3];
+    std::int64_t const dx = (x1 > x0) - (x1 < x0), dy = (y1 > y0) - (y1 < y0);
+    for (std::int64_t x = x0, y = y0; x != x1 || y != y1; x += dx, y += dy)
+      EXPECT_TRUE(corners.emplace(x, y).second)
+          << "label " << label << ": a ring passes corner " << x << "," << y << " twice";
+  }
+}
+
+// The pixels set in `inside` form one 4-connected set (a polygon's interior is connected).
+bool four_connected(std::vector<char> const& inside, index_t width, index_t height) {
+  std::vector<char> seen(inside.size(), 0);
+  std::vector<index_t> stack;
+  index_t found = 0, total = 0;
+  for (std::size_t i = 0; i < inside.size(); ++i) total += inside[i] != 0;
+  for (std::size_t i = 0; i < inside.size() && stack.empty() && found == 0; ++i)
+    if (inside[i]) stack.push_back(index_t(i)), seen[i] = 1;
+  while (!stack.empty()) {
+    index_t const at = stack.back();
+    stack.pop_back();
+    ++found;
+    index_t const x = at % width, y = at / width;
+    index_t const next[4][2] = {{x + 1, y}, {x - 1, y}, {x, y + 1}, {x, y - 1}};
+    for (auto const& n : next) {
+      if (n[0] < 0 || n[1] < 0 || n[0] >= width || n[1] >= height) continue;
+      std::size_t const k = std::size_t(n[1] * width + n[0]);
+      if (inside[k] && !seen[k]) seen[k] = 1, stack.push_back(index_t(k));
+    }
+  }
+  return found == total;
+}
+
 // Checks every region's outline against `labels`; returns the polygons per label (index label - 1).
-std::vector<std::size_t> check_outlines(HostImage<Label> const& labels, index_t count, int connectivity) {
-  OutlineParams params;
-  params.connectivity = connectivity;
-  std::vector<RegionOutline> const outlines = trace_outlines(labels, count, params);
+std::vector<std::size_t> check_outlines(HostImage<Label> const& labels, index_t count) {
+  std::vector<RegionOutline> const outlines = trace_outlines(labels, count);
   EXPECT_EQ(outlines.size(), std::size_t(count));
   index_t const width = labels.width(), height = labels.height();
   std::vector<std::size_t> polygons;
@@ -59,15 +97,20 @@ std::vector<std::size_t> check_outlines(HostImage<Label> const& labels, index_t 
     std::int64_t twice_area = 0;
     for (OutlinePolygon const& polygon : outline.polygons) {
       EXPECT_FALSE(polygon.rings.empty());
+      std::vector<OutlineRing const*> own;
       for (std::size_t r = 0; r < polygon.rings.size(); ++r) {
         OutlineRing const& ring = polygon.rings[r];
         EXPECT_GE(ring.size(), 5u);
         EXPECT_EQ(ring.xy[0], ring.xy[ring.xy.size() - 2]);
         EXPECT_EQ(ring.xy[1], ring.xy[ring.xy.size() - 1]);
         EXPECT_EQ(ring.twice_area() > 0, r == 0) << "label " << l << ": the exterior first, then holes";
+        expect_simple(ring, Label(l));
         twice_area += ring.twice_area();
         rings.push_back(&ring);
+        own.push_back(&ring);
       }
+      EXPECT_TRUE(four_connected(fill(own, width, height), width, height))
+          << "label " << l << ": a polygon whose pixels are not 4-connected";
       // Every hole lies inside its polygon's exterior: filling the exterior alone covers the hole's pixels.
       std::vector<char> const exterior = fill({&polygon.rings[0]}, width, height);
       for (std::size_t r = 1; r < polygon.rings.size(); ++r) {
@@ -95,22 +138,40 @@ std::vector<std::size_t> check_outlines(HostImage<Label> const& labels, index_t 
   return polygons;
 }
 
-TEST(Outlines, DiagonalTouchesAreOnePolygonUnderEightAndTwoUnderFour) {
-  // 1 on a diagonal pair; 2 on the other diagonal, plus a pixel making 2 4-connected around it.
+TEST(Outlines, DiagonalTouchesGiveValidPolygonsThatTouchAtTheCorner) {
+  // 1 on a diagonal pair: two polygons touching at the corner (one would be a figure eight).
   HostImage<Label> const pair = image_of(4, 3,
                                          {0, 0, 0, 0,  //
                                           0, 1, 0, 0,  //
                                           0, 0, 1, 0});
-  EXPECT_EQ(check_outlines(pair, 1, 8), std::vector<std::size_t>{1});
-  EXPECT_EQ(check_outlines(pair, 1, 4), std::vector<std::size_t>{2});
-  // A ring of 1 around a hole whose only pixel touches the outside at a corner.
+  EXPECT_EQ(check_outlines(pair, 1), std::vector<std::size_t>{2});
+  // A ring of 1 around a hole whose only pixel touches the outside at a corner: one polygon, its
+  // exterior and a hole touching it at that corner (one ring there would pass the corner twice).
   HostImage<Label> const pinched = image_of(5, 5, {0, 0, 0, 0, 0,  //
                                                    0, 1, 1, 1, 0,  //
                                                    0, 1, 0, 1, 0,  //
                                                    0, 1, 1, 0, 0,  //
                                                    0, 0, 0, 0, 0});
-  check_outlines(pinched, 1, 8);
-  check_outlines(pinched, 1, 4);
+  EXPECT_EQ(check_outlines(pinched, 1), std::vector<std::size_t>{1});
+  EXPECT_EQ(trace_outlines(pinched, 1)[0].polygons[0].rings.size(), 2u);
+  // Two holes of one piece meeting at a corner: two holes touching there.
+  HostImage<Label> const holes = image_of(6, 6, {1, 1, 1, 1, 1, 1,  //
+                                                 1, 0, 0, 1, 1, 1,  //
+                                                 1, 0, 0, 1, 1, 1,  //
+                                                 1, 1, 1, 0, 0, 1,  //
+                                                 1, 1, 1, 0, 0, 1,  //
+                                                 1, 1, 1, 1, 1, 1});
+  EXPECT_EQ(check_outlines(holes, 1), std::vector<std::size_t>{1});
+  EXPECT_EQ(trace_outlines(holes, 1)[0].polygons[0].rings.size(), 3u);
+  // The same piece pinched twice, with an island of itself in the hole touching it at a corner.
+  HostImage<Label> const twice = image_of(7, 7, {0, 0, 0, 0, 0, 0, 0,  //
+                                                 0, 1, 1, 1, 1, 0, 0,  //
+                                                 0, 1, 0, 0, 1, 0, 0,  //
+                                                 0, 1, 0, 1, 0, 1, 0,  //
+                                                 0, 1, 1, 0, 1, 1, 0,  //
+                                                 0, 0, 0, 1, 1, 0, 0,  //
+                                                 0, 0, 0, 0, 0, 0, 0});
+  check_outlines(twice, 1);
 }
 
 TEST(Outlines, HolesIslandsAndBordersAreExact) {
@@ -124,10 +185,8 @@ TEST(Outlines, HolesIslandsAndBordersAreExact) {
       values[std::size_t(y * n + x)] = ring == 0 ? 3 : ring <= 2 ? 1 : ring <= 4 ? 2 : ring == 5 ? 0 : 1;
     }
   HostImage<Label> const nested = image_of(n, n, values);
-  for (int connectivity : {4, 8}) {
-    std::vector<std::size_t> const polygons = check_outlines(nested, 3, connectivity);
-    EXPECT_EQ(polygons, (std::vector<std::size_t>{2, 1, 1})) << "the island of 1 is a polygon of its own";
-  }
+  std::vector<std::size_t> const polygons = check_outlines(nested, 3);
+  EXPECT_EQ(polygons, (std::vector<std::size_t>{2, 1, 1})) << "the island of 1 is a polygon of its own";
   // Label 1 holding label 2 holding label 1: the island's polygon has no hole, the outer one has one.
   OutlineParams params;
   std::vector<RegionOutline> const outlines = trace_outlines(nested, 3, params);
@@ -135,27 +194,27 @@ TEST(Outlines, HolesIslandsAndBordersAreExact) {
 }
 
 TEST(Outlines, CheckerboardsCorridorsAndRandomLabelMaps) {
-  // A checkerboard of one label: under 8 one polygon with many holes; under 4 one polygon a pixel.
+  // A checkerboard of one label (one region under 8-connectivity): one polygon a pixel, each
+  // touching its diagonal neighbours at their corners.
   index_t const n = 9;
   std::vector<Label> board(std::size_t(n * n));
   for (index_t y = 0; y < n; ++y)
     for (index_t x = 0; x < n; ++x) board[std::size_t(y * n + x)] = (x + y) % 2 == 0 ? 1 : 0;
-  EXPECT_EQ(check_outlines(image_of(n, n, board), 1, 8), std::vector<std::size_t>{1});
-  EXPECT_EQ(check_outlines(image_of(n, n, board), 1, 4), std::vector<std::size_t>{41});
+  EXPECT_EQ(check_outlines(image_of(n, n, board), 1), std::vector<std::size_t>{41});
   // Two labels on the two colours of a checkerboard.
   for (auto& v : board) v = v == 1 ? 1 : 2;
-  for (int connectivity : {4, 8}) check_outlines(image_of(n, n, board), 2, connectivity);
+  check_outlines(image_of(n, n, board), 2);
   // A serpentine corridor: full rows every fourth row, joined at alternate ends.
   index_t const s = 21;
   std::vector<Label> serpentine(std::size_t(s * s), 0);
   for (index_t y = 0; y < s; ++y)
     for (index_t x = 0; x < s; ++x)
       serpentine[std::size_t(y * s + x)] = y % 4 == 0 || (y % 8 < 4 ? x == s - 1 : x == 0);
-  for (int connectivity : {4, 8})
-    EXPECT_EQ(check_outlines(image_of(s, s, serpentine), 1, connectivity), std::vector<std::size_t>{1});
-  // Random label maps: blobs of up to 6 labels at several densities, and salt.
+  EXPECT_EQ(check_outlines(image_of(s, s, serpentine), 1), std::vector<std::size_t>{1});
+  // Random label maps: blobs of up to 6 labels at several densities, and salt (many diagonal
+  // touches, pinches and holes meeting at corners).
   std::mt19937 random(3);
-  for (int trial = 0; trial < 40; ++trial) {
+  for (int trial = 0; trial < 200; ++trial) {
     index_t const w = 5 + index_t(random() % 40), h = 5 + index_t(random() % 30);
     Label const labels = 1 + Label(random() % 6);
     std::vector<Label> values(std::size_t(w * h));
@@ -167,7 +226,7 @@ TEST(Outlines, CheckerboardsCorridorsAndRandomLabelMaps) {
             values[std::size_t(yy * w + xx)] = xx > 0 && (yy == 0 || random() % 2)
                                                    ? values[std::size_t(yy * w + xx - 1)]
                                                    : values[std::size_t((yy - 1) * w + xx)];
-    for (int connectivity : {4, 8}) check_outlines(image_of(w, h, values), index_t(labels), connectivity);
+    check_outlines(image_of(w, h, values), index_t(labels));
   }
 }
 
@@ -194,7 +253,7 @@ TEST(Outlines, SimplifiedRingsKeepTheirShapeWithinTheTolerance) {
     EXPECT_TRUE(found);
   }
   OutlineParams bad;
-  bad.connectivity = 6;
+  bad.simplify = -1;
   EXPECT_THROW(trace_outlines(image, 1, bad), Error);
   EXPECT_THROW(trace_outlines(image, 0, exact), Error) << "a label above the count";
 }

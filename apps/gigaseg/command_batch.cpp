@@ -52,7 +52,7 @@ namespace fs = std::filesystem;
 struct BatchArguments {
   std::string input, output, tile, memory_limit;
   bool resume = false, stats = false, geojson = false, overlay = false, sequential = false;
-  double simplify = 0;
+  GeoJsonOptions outlines;
   int streams = 2, readers = 0, writers = 0;  // 0: the library's defaults (BatchOptions)
   PipelineArguments pipeline;
 };
@@ -231,9 +231,7 @@ Command make_batch_command(CLI::App& parent) {
   app.add_flag("--stats", a.stats, "also write OUTDIR/<name>.csv, the regions' statistics");
   app.add_flag("--geojson", a.geojson,
                "also write OUTDIR/<name>.geojson, the regions' outlines with their statistics (as segment --geojson)");
-  app.add_option("--simplify", a.simplify,
-                 "with --geojson: Douglas-Peucker tolerance of the outlines, pixels; default 0")
-      ->check(non_negative_number());
+  add_geojson_format_options(app, a.outlines);
   app.add_flag("--overlay", a.overlay, "also write OUTDIR/<name>.overlay.png");
   app.add_option("--streams", a.streams, "images segmented at once on the GPU, each on its own CUDA stream; default 2")
       ->check(in_range(1, 16));
@@ -382,9 +380,7 @@ Command make_batch_command(CLI::App& parent) {
         write_label_image(paths[0], result.labels, result.components());
         ++committed;
         if (a.stats) write_stats_csv(paths[1], result.regions()), ++committed;
-        if (a.geojson)
-          write_geojson(paths[committed], result.labels, result.regions(), a.pipeline.connectivity, a.simplify),
-              ++committed;
+        if (a.geojson) write_geojson(paths[committed], result.labels, result.regions(), a.outlines), ++committed;
         if (a.overlay) write_overlay(paths.back(), input, result.labels);
       } catch (...) {
         for (std::size_t k = 0; k < committed; ++k) std::remove(paths[k].c_str());
@@ -443,9 +439,7 @@ Command make_batch_command(CLI::App& parent) {
         ++committed;
         if (a.stats) write_stats_csv(paths[committed], regions), ++committed;
         if (a.geojson)
-          write_geojson_tiled(paths[committed], paths[0], regions, a.pipeline.connectivity, a.simplify,
-                              options.memory_bytes),
-              ++committed;
+          write_geojson_tiled(paths[committed], paths[0], regions, a.outlines, options.memory_bytes), ++committed;
         rows[i].status = "ok";
       } catch (...) {
         for (std::size_t k = 0; k < committed; ++k) std::remove(paths[k].c_str());

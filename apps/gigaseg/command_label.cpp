@@ -16,7 +16,7 @@ Command make_label_command(CLI::App& parent) {
   struct Arguments {
     std::string input, output, stats, geojson, path = "auto", tile, memory_limit;
     int connectivity = 8;
-    double simplify = 0;
+    GeoJsonOptions outlines;
     bool equal_value = false;
   };
   auto arguments = std::make_shared<Arguments>();
@@ -27,7 +27,7 @@ Command make_label_command(CLI::App& parent) {
   command.app->add_option("OUT", arguments->output, "label image (.tif: 32-bit; .png: if N fits 16 bits)")->required();
   command.app->add_option("--connectivity", arguments->connectivity, "4 or 8")->check(CLI::IsMember({4, 8}));
   command.app->add_option("--stats", arguments->stats, "CSV: label,area,x0,y0,x1,y1,cx,cy,perimeter,mean_intensity");
-  add_geojson_options(*command.app, arguments->geojson, arguments->simplify);
+  add_geojson_options(*command.app, arguments->geojson, arguments->outlines);
   command.app->add_flag("--equal-value", arguments->equal_value,
                         "components of connected pixels with the same nonzero value (class maps)");
   command.app->add_option("--path", arguments->path, "auto|portable|tuned");
@@ -64,8 +64,8 @@ Command make_label_command(CLI::App& parent) {
         StageTimer timer(session, "geojson");  // the labels read back in bands of rows, traced and written
         detail::collectively(session.group, [&] {
           if (session.first_rank())
-            write_geojson_tiled(arguments->geojson, arguments->output, result.regions, params.connectivity,
-                                arguments->simplify, options.memory_bytes);
+            write_geojson_tiled(arguments->geojson, arguments->output, result.regions, arguments->outlines,
+                                options.memory_bytes);
         });
       }
       ImageShape const shape = image_shape(arguments->input);
@@ -128,7 +128,7 @@ Command make_label_command(CLI::App& parent) {
     }
     if (!arguments->geojson.empty()) {
       StageTimer timer(session, "geojson");  // tracing the outlines and writing them
-      write_geojson(arguments->geojson, labels, regions, params.connectivity, arguments->simplify);
+      write_geojson(arguments->geojson, labels, regions, arguments->outlines);
     }
     auto& r = session.report;
     r["command"] = "label";

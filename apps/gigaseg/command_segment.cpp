@@ -21,7 +21,7 @@ namespace {
 
 struct SegmentArguments {
   std::string input, output, stats, geojson, overlay, tile, memory_limit;
-  double simplify = 0;
+  GeoJsonOptions outlines;
   PipelineArguments pipeline;
 };
 
@@ -79,8 +79,7 @@ void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& ti
   if (!a.geojson.empty()) {
     StageTimer timer(session, "geojson");  // the labels read back in bands of rows, traced and written
     detail::collectively(session.group, [&] {
-      if (session.first_rank())
-        write_geojson_tiled(a.geojson, a.output, regions, a.pipeline.connectivity, a.simplify, options.memory_bytes);
+      if (session.first_rank()) write_geojson_tiled(a.geojson, a.output, regions, a.outlines, options.memory_bytes);
     });
   }
   ImageShape const shape = image_shape(a.input);
@@ -193,7 +192,7 @@ Command make_segment_command(CLI::App& parent) {
   app.add_option("OUT", a.output, "label image (.tif: 32-bit; .png: if N fits 16 bits)")->required();
   add_pipeline_options(app, a.pipeline);
   app.add_option("--stats", a.stats, "CSV of the regions");
-  add_geojson_options(app, a.geojson, a.simplify);
+  add_geojson_options(app, a.geojson, a.outlines);
   app.add_option("--overlay", a.overlay,
                  "PNG (or pyramidal OME-TIFF, .ome.tif) of the input with coloured region boundaries");
   add_tiling_options(app, a.tile, a.memory_limit);
@@ -234,7 +233,7 @@ Command make_segment_command(CLI::App& parent) {
     }
     if (!a.geojson.empty()) {
       StageTimer timer(session, "geojson");  // tracing the outlines and writing them
-      write_geojson(a.geojson, labels, outcome.regions(), a.pipeline.connectivity, a.simplify);
+      write_geojson(a.geojson, labels, outcome.regions(), a.outlines);
     }
     auto& r = session.report;
     r["command"] = "segment";

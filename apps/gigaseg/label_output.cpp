@@ -83,13 +83,22 @@ void write_stats_csv(ProcessGroup const* group, std::string const& path, std::ve
   detail::write_text_over_ranks(group, path, rows);
 }
 
-void add_geojson_options(CLI::App& app, std::string& geojson, double& simplify) {
+void add_geojson_format_options(CLI::App& app, GeoJsonOptions& options) {
+  app.add_option("--simplify", options.simplify,
+                 "with --geojson: Douglas-Peucker tolerance of the outlines, pixels; default 0 (exact and valid)")
+      ->check(non_negative_number());
+  app.add_option_function<std::string>(
+         "--geojson-properties", [&options](std::string const& layout) { options.flat = layout == "flat"; },
+         "with --geojson: qupath (default: name, label and the statistics as QuPath's measurements) or flat "
+         "(every statistic a property of its own: columns in GDAL and QGIS)")
+      ->check(CLI::IsMember({"qupath", "flat"}));
+}
+
+void add_geojson_options(CLI::App& app, std::string& geojson, GeoJsonOptions& options) {
   app.add_option("--geojson", geojson,
                  "GeoJSON of the regions' outlines (QuPath's object import): one polygon feature a region, in pixel "
-                 "coordinates, its statistics as properties");
-  app.add_option("--simplify", simplify,
-                 "with --geojson: Douglas-Peucker tolerance of the outlines, pixels; default 0 (exact)")
-      ->check(non_negative_number());
+                 "coordinates, its label and statistics as properties");
+  add_geojson_format_options(app, options);
 }
 
 namespace {
@@ -100,7 +109,7 @@ namespace {
 // renames the file over `path`.
 class GeoJsonFile {
  public:
-  explicit GeoJsonFile(std::string const& path) : path_(path), output_(path) {
+  GeoJsonFile(std::string const& path, bool flat) : path_(path), output_(path), flat_(flat) {
     file_ = std::fopen(output_.temp_path().c_str(), "wb");
     if (file_ == nullptr) throw_write_failure(path_, "cannot create", errno);
     put("{\"type\":\"FeatureCollection\",\"features\":[");
@@ -124,7 +133,7 @@ class GeoJsonFile {
                               for (std::size_t k = begin; k < end; ++k)
                                 if (!outlines[k].polygons.empty()) {  // a label with no pixels has none
                                   if (!text.empty()) text += ",\n";
-                                  append_feature(text, outlines[k], regions[k], dy);
+                                  append_feature(text, outlines[k], regions[k], dy, flat_);
                                 }
                               bytes.assign(text.begin(), text.end());
                             },
@@ -157,17 +166,20 @@ class GeoJsonFile {
     if (std::fputs(text, file_) < 0) throw_write_failure(path_, "cannot write", errno);
   }
 
-  static void append_feature(std::string& text, RegionOutline const& outline, RegionStats const& r, std::int64_t dy) {
+  // A feature: no "id" (QuPath takes a feature's id as the object's UUID and refuses other ids;
+  // importing two files with made-up UUIDs into one image would make them clash), the label as
+  // "name" (the object's name in QuPath) and "label"; the statistics nested as QuPath's
+  // "measurements", or (flat) each a property of its own.
+  static void append_feature(std::string& text, RegionOutline const& outline, RegionStats const& r, std::int64_t dy,
+                             bool flat) {
     char number[32];
     auto put_number = [&](std::int64_t v) {
       auto const done = std::to_chars(number, number + sizeof number, v);
       text.append(number, done.ptr);
     };
-    text += "{\"type\":\"Feature\",\"id\":";
-    put_number(outline.label);
     bool const multi = outline.polygons.size() > 1;
-    text += multi ? ",\"geometry\":{\"type\":\"MultiPolygon\",\"coordinates\":["
-                  : ",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":";
+    text += multi ? "{\"type\":\"Feature\",\"geometry\":{\"type\":\"MultiPolygon\",\"coordinates\":["
+                  : "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":";
     for (std::size_t p = 0; p < outline.polygons.size(); ++p) {
       text += p > 0 ? ",[" : "[";
       for (std::size_t q = 0; q < outline.polygons[p].rings.size(); ++q) {
@@ -185,19 +197,26 @@ class GeoJsonFile {
       text += ']';
     }
     if (multi) text += ']';
-    char properties[512];
+    char properties[640];
     int const n =
-        std::snprintf(properties, sizeof properties,
-                      "},\"properties\":{\"objectType\":\"detection\",\"label\":%u,\"measurements\":{\"area\":%lld,"
-                      "\"x0\":%lld,\"y0\":%lld,\"x1\":%lld,\"y1\":%lld,\"cx\":%.4f,\"cy\":%.4f,\"perimeter\":%lld,"
-                      "\"mean_intensity\":%.4f}}}",
-                      r.label, (long long)r.area, (long long)r.x0, (long long)r.y0, (long long)r.x1, (long long)r.y1,
-                      r.cx, r.cy, (long long)r.perimeter, r.mean_intensity);
+        flat ? std::snprintf(properties, sizeof properties,
+                             "},\"properties\":{\"objectType\":\"detection\",\"name\":\"%u\",\"label\":%u,"
+                             "\"area\":%lld,\"x0\":%lld,\"y0\":%lld,\"x1\":%lld,\"y1\":%lld,\"cx\":%.4f,\"cy\":%.4f,"
+                             "\"perimeter\":%lld,\"mean_intensity\":%.4f}}",
+                             r.label, r.label, (long long)r.area, (long long)r.x0, (long long)r.y0, (long long)r.x1,
+                             (long long)r.y1, r.cx, r.cy, (long long)r.perimeter, r.mean_intensity)
+             : std::snprintf(properties, sizeof properties,
+                             "},\"properties\":{\"objectType\":\"detection\",\"name\":\"%u\",\"label\":%u,"
+                             "\"measurements\":{\"label\":%u,\"area\":%lld,\"x0\":%lld,\"y0\":%lld,\"x1\":%lld,"
+                             "\"y1\":%lld,\"cx\":%.4f,\"cy\":%.4f,\"perimeter\":%lld,\"mean_intensity\":%.4f}}}",
+                             r.label, r.label, r.label, (long long)r.area, (long long)r.x0, (long long)r.y0,
+                             (long long)r.x1, (long long)r.y1, r.cx, r.cy, (long long)r.perimeter, r.mean_intensity);
     text.append(properties, std::size_t(n));
   }
 
   std::string path_;
   AtomicOutput output_;
+  bool flat_ = false;
   std::FILE* file_ = nullptr;
   bool first_ = true;
 };
@@ -205,12 +224,11 @@ class GeoJsonFile {
 }  // namespace
 
 void write_geojson(std::string const& path, HostImage<Label> const& labels, std::vector<RegionStats> const& regions,
-                   int connectivity, double simplify) {
+                   GeoJsonOptions const& options) {
   OutlineParams params;
-  params.connectivity = connectivity;
-  params.simplify = simplify;
+  params.simplify = options.simplify;
   std::vector<RegionOutline> const outlines = trace_outlines(labels, index_t(regions.size()), params);
-  GeoJsonFile file(path);
+  GeoJsonFile file(path, options.flat);
   file.add(outlines, regions, 0, regions.size(), 0);
   file.commit();
 }
@@ -221,11 +239,10 @@ void write_geojson(std::string const& path, HostImage<Label> const& labels, std:
 // height - 1 rows from the band's top. Each band of full rows is read and traced, and its run of
 // features written; the features come out in label order, as from the whole image.
 void write_geojson_tiled(std::string const& path, std::string const& labels_path,
-                         std::vector<RegionStats> const& regions, int connectivity, double simplify,
+                         std::vector<RegionStats> const& regions, GeoJsonOptions const& options,
                          std::size_t memory_bytes) {
   OutlineParams params;
-  params.connectivity = connectivity;
-  params.simplify = simplify;
+  params.simplify = options.simplify;
   ImageShape const shape = image_shape(labels_path);
   index_t tallest = 1, last_top = 0;
   for (RegionStats const& r : regions)
@@ -242,7 +259,7 @@ void write_geojson_tiled(std::string const& path, std::string const& labels_path
                       std::to_string(budget >> 20) + " MiB (--memory-limit)");
   index_t const band = std::min(shape.height, std::max(tallest, std::min(fit, 4 * tallest + 1024)));
   index_t const step = band - tallest + 1;
-  GeoJsonFile file(path);
+  GeoJsonFile file(path, options.flat);
   std::size_t next = 0;
   for (index_t y0 = 0; next < regions.size() && y0 < shape.height; y0 += step) {
     std::size_t end = next;

@@ -27,21 +27,30 @@ void write_stats_csv(std::string const& path, std::vector<RegionStats> const& re
 // each rank writing its rows (detail::write_text_over_ranks). Without a group, write_stats_csv.
 void write_stats_csv(ProcessGroup const* group, std::string const& path, std::vector<RegionStats> const& regions);
 
-// The regions' outlines (algorithms/outlines.hpp, traced with `connectivity` and the Douglas-Peucker
-// tolerance `simplify`) as a GeoJSON FeatureCollection (docs/cli.md, "GeoJSON"): one feature a
-// region, a Polygon (a MultiPolygon for a region of several parts) in pixel coordinates with the
-// origin at the image's top left, its statistics as properties; `regions` holds one row a label,
-// labels 1..regions.size().
-void write_geojson(std::string const& path, HostImage<Label> const& labels, std::vector<RegionStats> const& regions,
-                   int connectivity, double simplify);
+// How GeoJSON outlines are written: the Douglas-Peucker tolerance (0: exact, valid outlines) and
+// where the statistics go: QuPath's layout (`measurements`, an object of the statistics, beside
+// `name`, the label) or flat (every statistic a property of its own, GDAL's and QGIS's columns).
+struct GeoJsonOptions {
+  double simplify = 0;
+  bool flat = false;
+};
 
-// --geojson FILE and --simplify TOL on `app`.
-void add_geojson_options(CLI::App& app, std::string& geojson, double& simplify);
+// The regions' outlines (algorithms/outlines.hpp) as a GeoJSON FeatureCollection (docs/cli.md,
+// "GeoJSON"): one feature a region, a Polygon (a MultiPolygon for a region of several 4-connected
+// pieces) in pixel coordinates with the origin at the image's top left, its label and statistics as
+// properties; `regions` holds one row a label, labels 1..regions.size().
+void write_geojson(std::string const& path, HostImage<Label> const& labels, std::vector<RegionStats> const& regions,
+                   GeoJsonOptions const& options);
+
+// --geojson FILE, --simplify TOL and --geojson-properties qupath|flat on `app`; the last two alone
+// (add_geojson_format_options) where --geojson is a flag, as batch takes it.
+void add_geojson_options(CLI::App& app, std::string& geojson, GeoJsonOptions& options);
+void add_geojson_format_options(CLI::App& app, GeoJsonOptions& options);
 // The same file from the label image at labels_path (written tile by tile), read in bands of full
 // rows that hold whole regions, within memory_bytes (0: 1 GiB): the bytes write_geojson writes. A region too
 // tall for a band in memory_bytes is an Error(resource) naming --geojson.
 void write_geojson_tiled(std::string const& path, std::string const& labels_path,
-                         std::vector<RegionStats> const& regions, int connectivity, double simplify,
+                         std::vector<RegionStats> const& regions, GeoJsonOptions const& options,
                          std::size_t memory_bytes);
 
 // The input as RGB with every boundary pixel (a labelled pixel with a 4-neighbour of another label)

@@ -14,7 +14,6 @@ std::string option_for(std::string const& subject) {
       {"filter_tiled(halo)", "--size"},
       {"WatershedParams::connectivity", "--connectivity"},
       {"MarkerParams::connectivity", "--connectivity"},
-      {"OutlineParams::connectivity", "--connectivity"},
       {"OutlineParams::simplify", "--simplify"},
       {"MarkerParams::h", "--h"},
       {"MarkerParams::min_separation", "--min-separation"},

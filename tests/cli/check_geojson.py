@@ -1,19 +1,27 @@
 #!/usr/bin/env python3
 """Checks a GeoJSON of region outlines against the label image and statistics it came from.
 
-    check_geojson.py LABELS.pgm OUTLINES.geojson STATS.csv [--simplified]
+    check_geojson.py LABELS.pgm OUTLINES.geojson STATS.csv [--simplified EXACT.geojson TOL] [--flat]
 
 LABELS.pgm: the labels as a 16-bit (or 8-bit) binary PGM. Exact outlines (the default): each
 feature's polygons, filled by a scanline (the pixels whose centres lie inside an odd number of the
 feature's rings), are exactly the pixels of its label; the rings run along pixel edges, are closed,
 the exterior first with positive shoelace area and holes negative; the polygons' area equals the
-statistics' area, as do the feature's measurements. --simplified: the same structure, every vertex
-on a pixel corner, each ring closed, and the area within 5% of the region's for regions of 50 pixels
-or more. Exits 1 with the first difference.
+statistics' area, as do the feature's measurements; every geometry is valid for GEOS (shapely's
+is_valid, with GEOS's reason when it is not). Each feature carries its label as properties "name"
+(a string, QuPath's object name) and "label", no "id", and the statistics nested as QuPath's
+"measurements" (--flat: each a property of its own). --simplified: the same structure, every vertex
+on a pixel corner, each ring closed, and Douglas-Peucker's guarantee against the exact outlines of
+the same labels (EXACT.geojson): every exact vertex lies within TOL of the simplified region's rings,
+and no ring lost so many vertices that it falls below four points (validity is not asked of
+simplified outlines). Exits 1 with the first difference.
 """
 import csv
 import json
 import sys
+
+from shapely.geometry import Point, shape
+from shapely.validation import explain_validity
 
 
 def read_pgm(path):
@@ -54,6 +62,11 @@ def fail(message):
 def main():
     labels_path, geojson_path, stats_path = sys.argv[1:4]
     simplified = "--simplified" in sys.argv[4:]
+    if simplified:
+        at = sys.argv.index("--simplified")
+        exact = {f["properties"]["label"]: f for f in json.load(open(sys.argv[at + 1]))["features"]}
+        tolerance = float(sys.argv[at + 2])
+    flat = "--flat" in sys.argv[4:]
     width, height, labels = read_pgm(labels_path)
     stats = {int(row["label"]): row for row in csv.DictReader(open(stats_path))}
     collection = json.load(open(geojson_path))
@@ -64,18 +77,22 @@ def main():
         if v:
             pixels.setdefault(v, []).append(i)
     features = collection["features"]
-    if sorted(f["id"] for f in features) != sorted(pixels):
+    if sorted(f["properties"]["label"] for f in features) != sorted(pixels):
         fail("%d features for %d labels" % (len(features), len(pixels)))
     for feature in features:
-        label = feature["id"]
         properties = feature["properties"]
-        if properties["label"] != label or properties["objectType"] != "detection":
+        label = properties["label"]
+        if "id" in feature or properties["name"] != str(label) or properties["objectType"] != "detection":
+            fail("label %d: feature %r" % (label, {k: v for k, v in feature.items() if k != "geometry"}))
+        measurements = properties if flat else properties["measurements"]
+        if flat == ("measurements" in properties) or (not flat and measurements["label"] != label):
             fail("label %d: properties %r" % (label, properties))
         row = stats[label]
         for key in ("area", "x0", "y0", "x1", "y1", "perimeter"):
-            if properties["measurements"][key] != int(row[key]):
-                fail("label %d: measurement %s %r, the statistics say %s" % (label, key, properties["measurements"][key],
-                                                                            row[key]))
+            if measurements[key] != int(row[key]):
+                fail("label %d: measurement %s %r, the statistics say %s" % (label, key, measurements[key], row[key]))
+        if not simplified and not shape(feature["geometry"]).is_valid:
+            fail("label %d: invalid for GEOS: %s" % (label, explain_validity(shape(feature["geometry"]))))
         geometry = feature["geometry"]
         polygons = [geometry["coordinates"]] if geometry["type"] == "Polygon" else geometry["coordinates"]
         if geometry["type"] not in ("Polygon", "MultiPolygon") or (geometry["type"] == "MultiPolygon") != (len(polygons) > 1):
@@ -95,8 +112,14 @@ def main():
                 rings.append(ring)
         area = len(pixels[label])
         if simplified:
-            if area >= 50 and abs(area2 / 2 - area) > 0.05 * area:
-                fail("label %d: simplified area %.1f against %d" % (label, area2 / 2, area))
+            # Douglas-Peucker keeps every dropped vertex within the tolerance of the chord that replaced it.
+            boundary = shape(feature["geometry"]).boundary
+            geometry = exact[label]["geometry"]
+            points = [p for q in ([geometry["coordinates"]] if geometry["type"] == "Polygon" else geometry["coordinates"])
+                      for r in q for p in r]
+            far = max(boundary.distance(Point(p)) for p in points)
+            if far > tolerance + 1e-9:
+                fail("label %d: an exact vertex lies %g from the simplified outline, past %g" % (label, far, tolerance))
             continue
         if area2 != 2 * area:
             fail("label %d: polygon area %.1f, the region's %d" % (label, area2 / 2, area))
