@@ -181,6 +181,7 @@ WriteOptions scratch_write_options(std::string const& folder, double bytes, Proc
   if (group_size(group) > 1 ||
       (::statvfs(folder.c_str(), &disk) == 0 && bytes > 0.5 * double(disk.f_bavail) * double(disk.f_frsize))) {
     write.tiff_compression = TiffCompression::zstd;
+    write.tiff_predictor = true;  // scratch is read back by libtiff alone: the smaller files
     write.compression_level = 1;
   }
   return write;
@@ -204,6 +205,7 @@ TiledInput::TiledInput(std::string const& input, std::string const& scratch_fold
   std::string const& scratch = scratch_->path();
   WriteOptions write;
   write.tiff_compression = TiffCompression::deflate;
+  write.tiff_predictor = true;  // scratch is read back by libtiff alone: the smaller files
   write.compression_level = 1;
   write_tiled_copy(input, scratch, options.tile_width, options.tile_height, write);
   path_ = scratch;

@@ -14,6 +14,9 @@ packages=(
   python3-openslide                         # the slide reads' peer (perf/slide_read.py)
   clang libclang-rt-14-dev                  # libFuzzer for the readers' fuzzers (scripts/fuzz.sh)
   clang-format-14                           # the format check (scripts/check-format.sh)
+  # The readers of the reader-matrix test (tests/readers/test_readers.py): GDAL, libvips, Pillow,
+  # ImageJ (a JDK for java's single-file launcher), and shapely for the GeoJSON outlines.
+  python3-gdal gdal-bin libvips-tools python3-pil python3-shapely libij-java default-jdk-headless
 )
 missing=()
 for p in "${packages[@]}"; do

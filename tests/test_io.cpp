@@ -157,47 +157,52 @@ TiffTags tags_of(std::string const& file) {
   return tags;
 }
 
-// Every codec, strips (several of them: 4096-wide rows) and tiles, every pixel type, encoded on
-// one and on three threads: libtiff's own decoders read back the pixels written, and the tags say
-// the codec and the predictor (floating point for float).
+// Every codec with and without the predictor, strips (several of them: 4096-wide rows) and tiles,
+// every pixel type, encoded on one and on three threads: libtiff's own decoders read back the pixels
+// written, and the tags say the codec and the predictor (none unless asked; floating point for
+// float).
 TEST_F(ImageFiles, TiffCompressionRoundTripsOnEveryPath) {
   struct Size {
     index_t w, h;
   };
   for (int threads : {1, 3})
     for (TiffCompression compression : {TiffCompression::none, TiffCompression::deflate, TiffCompression::zstd})
-      for (index_t tile : {index_t(0), index_t(16), index_t(48)})
-        for (Size size : {Size{1, 1}, Size{129, 67}, Size{4096, 150}}) {
-          SCOPED_TRACE(std::string(to_string(compression)) + " tile=" + std::to_string(tile) + " threads=" +
-                       std::to_string(threads) + " " + std::to_string(size.w) + "x" + std::to_string(size.h));
-          set_io_threads(threads);
-          WriteOptions options;
-          options.tiff_compression = compression;
-          options.tiff_tile = tile;
-          auto const u8 = test::noise_u8(size.w, size.h, 11);
-          auto const u16 = test::noise_u16(size.w, size.h, 12);
-          auto const f32 = test::noise_f32(size.w, size.h, 13);
-          auto const rgb = test::noise_rgb8(size.w, size.h, 14);
-          auto const labels = blocky_labels(size.w, size.h);
-          write_image(path("a.tif"), u8, options);
-          expect_same(read_image(path("a.tif")), u8);
-          write_image(path("b.tif"), u16, options);
-          expect_same(read_image(path("b.tif")), u16);
-          write_image(path("c.tif"), f32, options);
-          expect_same(read_image(path("c.tif")), f32);
-          write_image(path("d.tif"), rgb, options);
-          expect_same(read_image(path("d.tif")), rgb);
-          write_image(path("e.tif"), labels, options);
-          expect_same(read_image(path("e.tif")), labels);
-          std::uint16_t const scheme = compression == TiffCompression::deflate ? COMPRESSION_ADOBE_DEFLATE
-                                       : compression == TiffCompression::zstd  ? COMPRESSION_ZSTD
-                                                                               : COMPRESSION_NONE;
-          TiffTags const integer = tags_of(path("e.tif")), real = tags_of(path("c.tif"));
-          EXPECT_EQ(integer.compression, scheme);
-          EXPECT_EQ(integer.predictor, scheme == COMPRESSION_NONE ? PREDICTOR_NONE : PREDICTOR_HORIZONTAL);
-          EXPECT_EQ(real.predictor, scheme == COMPRESSION_NONE ? PREDICTOR_NONE : PREDICTOR_FLOATINGPOINT);
-          EXPECT_EQ(integer.tile_width, std::uint32_t(tile));
-        }
+      for (bool predictor : {false, true})
+        for (index_t tile : {index_t(0), index_t(16), index_t(48)})
+          for (Size size : {Size{1, 1}, Size{129, 67}, Size{4096, 150}}) {
+            SCOPED_TRACE(std::string(to_string(compression)) + (predictor ? " predictor" : "") +
+                         " tile=" + std::to_string(tile) + " threads=" + std::to_string(threads) + " " +
+                         std::to_string(size.w) + "x" + std::to_string(size.h));
+            set_io_threads(threads);
+            WriteOptions options;
+            options.tiff_compression = compression;
+            options.tiff_predictor = predictor;
+            options.tiff_tile = tile;
+            auto const u8 = test::noise_u8(size.w, size.h, 11);
+            auto const u16 = test::noise_u16(size.w, size.h, 12);
+            auto const f32 = test::noise_f32(size.w, size.h, 13);
+            auto const rgb = test::noise_rgb8(size.w, size.h, 14);
+            auto const labels = blocky_labels(size.w, size.h);
+            write_image(path("a.tif"), u8, options);
+            expect_same(read_image(path("a.tif")), u8);
+            write_image(path("b.tif"), u16, options);
+            expect_same(read_image(path("b.tif")), u16);
+            write_image(path("c.tif"), f32, options);
+            expect_same(read_image(path("c.tif")), f32);
+            write_image(path("d.tif"), rgb, options);
+            expect_same(read_image(path("d.tif")), rgb);
+            write_image(path("e.tif"), labels, options);
+            expect_same(read_image(path("e.tif")), labels);
+            std::uint16_t const scheme = compression == TiffCompression::deflate ? COMPRESSION_ADOBE_DEFLATE
+                                         : compression == TiffCompression::zstd  ? COMPRESSION_ZSTD
+                                                                                 : COMPRESSION_NONE;
+            TiffTags const integer = tags_of(path("e.tif")), real = tags_of(path("c.tif"));
+            EXPECT_EQ(integer.compression, scheme);
+            bool const predicted = predictor && scheme != COMPRESSION_NONE;
+            EXPECT_EQ(integer.predictor, predicted ? PREDICTOR_HORIZONTAL : PREDICTOR_NONE);
+            EXPECT_EQ(real.predictor, predicted ? PREDICTOR_FLOATINGPOINT : PREDICTOR_NONE);
+            EXPECT_EQ(integer.tile_width, std::uint32_t(tile));
+          }
   set_io_threads(0);
 }
 
@@ -206,6 +211,7 @@ TEST_F(ImageFiles, TiffCompressionShrinksLabelsAndTakesLevels) {
   WriteOptions options;
   options.tiff_compression = TiffCompression::none;
   write_image(path("none.tif"), labels, options);
+  options.tiff_predictor = true;
   for (TiffCompression compression : {TiffCompression::deflate, TiffCompression::zstd})
     for (int level : {0, 1, 9}) {
       options.tiff_compression = compression;

@@ -24,7 +24,7 @@ struct GlobalOptions {
   bool json = false;
   bool quiet = false;
   std::string small_image_pixels;       // empty: the built-in defaults; "N" or "family=N,..."
-  std::string compression = "deflate";  // TIFF outputs: none|deflate|zstd
+  std::string compression = "deflate";  // TIFF outputs: none|deflate|deflate-predictor|zstd
   int level = 0;                        // the level of a whole-slide input that is read
   double mpp = 0;                       // > 0: the level nearest this many microns per pixel instead
   int tile_streams = 2;                 // CUDA streams of the tile engine (TiledOptions::lanes)

@@ -125,9 +125,10 @@ void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
                  "N or family=N[,family=N...]: images below N pixels run on the host under --backend auto "
                  "(families: point, filter, label, distance, pipeline; gigaseg info shows the defaults)");
   app.add_option("--compression", options.compression,
-                 "none|deflate|zstd: how TIFF outputs are compressed (default deflate; integer images with the "
-                 "horizontal predictor)")
-      ->check(CLI::IsMember({"none", "deflate", "zstd"}));
+                 "none|deflate|deflate-predictor|zstd: how TIFF outputs are compressed (default deflate, without a "
+                 "predictor: what every reader reads; deflate-predictor and zstd (which has it) are smaller and "
+                 "faster, for fewer readers: docs/formats.md)")
+      ->check(CLI::IsMember({"none", "deflate", "deflate-predictor", "zstd"}));
   CLI::Option* level = app.add_option("--level", options.level,
                                       "the level of a whole-slide image to read (0, the default: full resolution; "
                                       "gigaseg info SLIDE lists them)")
@@ -262,6 +263,8 @@ int main(int argc, char** argv) {
       write_options.tiff_compression = options.compression == "none"   ? TiffCompression::none
                                        : options.compression == "zstd" ? TiffCompression::zstd
                                                                        : TiffCompression::deflate;
+      // zstd keeps its predictor: every reader of Zstd TIFF (libtiff's, tifffile's imagecodecs) has both.
+      write_options.tiff_predictor = options.compression == "deflate-predictor" || options.compression == "zstd";
       set_default_write_options(write_options);
       set_default_read_options(ReadOptions{options.level, options.mpp});
       ContextOptions context_options;

@@ -33,10 +33,10 @@ index_t height(AnyHostImage const& image);
 enum class ImageFormat { png, tiff, pnm, fits, slide };
 char const* to_string(ImageFormat format) noexcept;
 
-// How TIFF pixels are compressed. Integer samples get the horizontal-differencing predictor
-// (Predictor=2) under both codecs, float samples the floating-point predictor (Predictor=3). Deflate is the codec every
-// TIFF reader has (libtiff, tifffile, ImageJ, QuPath, GDAL); Zstd (libtiff 4.0.10 and later) writes and reads faster at
-// a similar size.
+// How TIFF pixels are compressed. Deflate is the codec every TIFF reader has (libtiff, tifffile
+// without imagecodecs, ImageJ, Bio-Formats and so QuPath, GDAL, libvips); Zstd (libtiff 4.0.10 and
+// later, GDAL, libvips; tifffile only with imagecodecs; not ImageJ) writes and reads faster at a
+// similar size. docs/formats.md shows which reader reads which variant, as its test found.
 enum class TiffCompression { none, deflate, zstd };
 char const* to_string(TiffCompression compression) noexcept;
 
@@ -44,6 +44,11 @@ struct WriteOptions {
   bool force_bigtiff = false;  // BigTIFF even below 4 GiB (it is chosen automatically above)
   index_t tiff_tile = 0;       // write TIFF in square tiles of this size (multiple of 16); 0: strips
   TiffCompression tiff_compression = TiffCompression::deflate;
+  // With a codec, the predictor: horizontal differencing for integer samples (Predictor=2), the
+  // floating-point predictor for floats (Predictor=3). Smaller files (labels: runs of equal values
+  // become zeros), but ImageJ 1.53 misreads both predictors without an error, ImageJ 1.54 and
+  // Bio-Formats the floating-point one, and tifffile needs imagecodecs for it: off by default.
+  bool tiff_predictor = false;
   // Codec level: 0 takes the fast default (Deflate 1 through libdeflate, Zstd 1); Deflate 1..12,
   // Zstd 1..19.
   int compression_level = 0;

@@ -250,9 +250,10 @@ void set_pixel_tags(TIFF* out, TIFF* source, index_t w, index_t h, index_t tw, i
   TIFFSetField(out, TIFFTAG_TILEWIDTH, std::uint32_t(tw));
   TIFFSetField(out, TIFFTAG_TILELENGTH, std::uint32_t(th));
   TIFFSetField(out, TIFFTAG_COMPRESSION, compression);
-  if (compression != COMPRESSION_NONE)
-    TIFFSetField(out, TIFFTAG_PREDICTOR,
-                 format == SAMPLEFORMAT_IEEEFP ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
+  // The reduced levels are encoded with the options level 0 was written with: its predictor too.
+  std::uint16_t predictor = PREDICTOR_NONE;
+  TIFFGetFieldDefaulted(source, TIFFTAG_PREDICTOR, &predictor);
+  if (predictor != PREDICTOR_NONE) TIFFSetField(out, TIFFTAG_PREDICTOR, predictor);
 }
 
 template <class T>

@@ -319,12 +319,13 @@ AnyHostImage decode(TIFF* tif, Layout const& layout, std::string const& path, Re
 // libtiff as raw strips and tiles (TIFFWriteRawStrip/Tile) in order: libtiff's own encoders run on
 // the one thread that owns the file. The bytes are what libtiff's codecs read: a zlib stream
 // (Compression=8, Adobe Deflate) through libdeflate, or a Zstandard frame (Compression=50000),
-// over samples with the horizontal predictor (integers, in the file's native byte order) or the
-// floating-point predictor (floats) applied.
+// over the samples as they are or, where WriteOptions::tiff_predictor asks, with the horizontal
+// predictor (integers, in the file's native byte order) or the floating-point predictor (floats)
+// applied.
 struct Codec {
   TiffCompression compression = TiffCompression::none;
   int level = 0;
-  std::uint16_t predictor = PREDICTOR_NONE;  // horizontal for integers, floating point for floats
+  std::uint16_t predictor = PREDICTOR_NONE;  // or horizontal for integers, floating point for floats
 };
 
 template <class Sample>
@@ -564,8 +565,11 @@ struct TiffOutput {
 // The codec and the pixel layout of an output of `type` as `options` ask, without a file.
 TiffOutput output_layout(std::string const& path, PixelType type, WriteOptions const& options) {
   TiffOutput out;
-  out.codec = Codec{options.tiff_compression, options.compression_level,
-                    std::uint16_t(type == PixelType::f32 ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL)};
+  std::uint16_t const predictor = !options.tiff_predictor || options.tiff_compression == TiffCompression::none
+                                      ? PREDICTOR_NONE
+                                  : type == PixelType::f32 ? PREDICTOR_FLOATINGPOINT
+                                                           : PREDICTOR_HORIZONTAL;
+  out.codec = Codec{options.tiff_compression, options.compression_level, predictor};
   GIGASEG_REQUIRE(out.codec.level >= 0 && out.codec.level <= (out.codec.compression == TiffCompression::zstd ? 19 : 12),
                   ErrorKind::usage, path,
                   std::string("compression level must be 0 (default) or 1..") +
@@ -601,18 +605,18 @@ TiffOutput open_output(std::string const& temp_path, std::string const& path, in
   TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
   if (!TIFFSetField(tif, TIFFTAG_COMPRESSION, out.scheme))
     fail_write(path, std::string("this libtiff cannot write ") + to_string(out.codec.compression) + " compression");
-  if (out.scheme != COMPRESSION_NONE) TIFFSetField(tif, TIFFTAG_PREDICTOR, out.codec.predictor);
+  if (out.codec.predictor != PREDICTOR_NONE) TIFFSetField(tif, TIFFTAG_PREDICTOR, out.codec.predictor);
   return out;
 }
 
-// Applies the predictor to `rows` rows of `block_width` pixels in `block` and compresses them into
-// `bytes`.
+// Applies the predictor, if any, to `rows` rows of `block_width` pixels in `block` and compresses
+// them into `bytes`.
 void encode_block(TiffOutput const& out, unsigned char* block, index_t block_width, index_t rows,
                   std::vector<unsigned char>& bytes, std::string const& path) {
   if (out.codec.predictor == PREDICTOR_FLOATINGPOINT) {
     thread_local std::vector<unsigned char> scratch;
     float_difference_rows(block, std::size_t(rows), std::size_t(block_width), out.samples, scratch);
-  } else {
+  } else if (out.codec.predictor == PREDICTOR_HORIZONTAL) {
     apply_predictor(block, std::size_t(rows), std::size_t(block_width), out.samples, int(out.pixel) / out.samples);
   }
   compress(out.codec, block, std::size_t(block_width * rows * out.pixel), bytes, path);
