@@ -37,6 +37,12 @@
 namespace gigaseg {
 namespace {
 
+template <class T>
+void expect_same(AnyHostImage const& read, HostImage<T> const& expected) {
+  ASSERT_TRUE(std::holds_alternative<HostImage<T>>(read)) << "read as " << to_string(pixel_type(read));
+  EXPECT_EQ(test::count_differences(std::get<HostImage<T>>(read), expected), 0);
+}
+
 class ImageFiles : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -49,6 +55,25 @@ class ImageFiles : public ::testing::Test {
     rmdir(dir_.c_str());
   }
   std::string path(std::string const& name) const { return dir_ + "/" + name; }
+  // Noise of every pixel type (seeds seed .. seed + 3) and `labels`, each written with `options`
+  // to a.tif .. e.tif and read back the same.
+  void expect_every_type_round_trips(index_t w, index_t h, int seed, HostImage<std::uint32_t> const& labels,
+                                     WriteOptions const& options) const {
+    auto const u8 = test::noise_u8(w, h, seed);
+    auto const u16 = test::noise_u16(w, h, seed + 1);
+    auto const f32 = test::noise_f32(w, h, seed + 2);
+    auto const rgb = test::noise_rgb8(w, h, seed + 3);
+    write_image(path("a.tif"), u8, options);
+    expect_same(read_image(path("a.tif")), u8);
+    write_image(path("b.tif"), u16, options);
+    expect_same(read_image(path("b.tif")), u16);
+    write_image(path("c.tif"), f32, options);
+    expect_same(read_image(path("c.tif")), f32);
+    write_image(path("d.tif"), rgb, options);
+    expect_same(read_image(path("d.tif")), rgb);
+    write_image(path("e.tif"), labels, options);
+    expect_same(read_image(path("e.tif")), labels);
+  }
   std::vector<std::string> entries() const {
     std::vector<std::string> names;
     if (DIR* d = opendir(dir_.c_str())) {
@@ -71,12 +96,6 @@ class ImageFiles : public ::testing::Test {
   }
   std::string dir_;
 };
-
-template <class T>
-void expect_same(AnyHostImage const& read, HostImage<T> const& expected) {
-  ASSERT_TRUE(std::holds_alternative<HostImage<T>>(read)) << "read as " << to_string(pixel_type(read));
-  EXPECT_EQ(test::count_differences(std::get<HostImage<T>>(read), expected), 0);
-}
 
 void expect_input_error(std::string const& path, std::string const& fragment) {
   try {
@@ -112,23 +131,12 @@ TEST_F(ImageFiles, TiffRoundTripsStripsTilesClassicAndBig) {
          {WriteOptions{false, 0}, WriteOptions{true, 0}, WriteOptions{false, 16}, WriteOptions{true, 32}}) {
       SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " big=" + std::to_string(options.force_bigtiff) +
                    " tile=" + std::to_string(options.tiff_tile));
-      auto const u8 = test::noise_u8(w, h, 4);
-      auto const u16 = test::noise_u16(w, h, 5);
-      auto const f32 = test::noise_f32(w, h, 6);
-      auto const rgb = test::noise_rgb8(w, h, 7);
       HostImage<std::uint32_t> labels("labels", w, h);
       for (index_t y = 0; y < h; ++y)
         for (index_t x = 0; x < w; ++x) labels(y, x) = std::uint32_t(y * w + x) * 2654435761u;
-      write_image(path("a.tif"), u8, options);
-      expect_same(read_image(path("a.tif")), u8);
-      write_image(path("b.tiff"), u16, options);
-      expect_same(read_image(path("b.tiff")), u16);
-      write_image(path("c.tif"), f32, options);
-      expect_same(read_image(path("c.tif")), f32);
-      write_image(path("d.tif"), rgb, options);
-      expect_same(read_image(path("d.tif")), rgb);
-      write_image(path("e.tif"), labels, options);
-      expect_same(read_image(path("e.tif")), labels);
+      expect_every_type_round_trips(w, h, 4, labels, options);
+      write_image(path("b.tiff"), test::noise_u16(w, h, 5), options);  // the .tiff extension
+      expect_same(read_image(path("b.tiff")), test::noise_u16(w, h, 5));
       // The byte-order mark and version say classic (42) or BigTIFF (43).
       EXPECT_EQ(read_bytes("a.tif")[2], options.force_bigtiff ? 43 : 42);
     }
@@ -178,21 +186,7 @@ TEST_F(ImageFiles, TiffCompressionRoundTripsOnEveryPath) {
             options.tiff_compression = compression;
             options.tiff_predictor = predictor;
             options.tiff_tile = tile;
-            auto const u8 = test::noise_u8(size.w, size.h, 11);
-            auto const u16 = test::noise_u16(size.w, size.h, 12);
-            auto const f32 = test::noise_f32(size.w, size.h, 13);
-            auto const rgb = test::noise_rgb8(size.w, size.h, 14);
-            auto const labels = blocky_labels(size.w, size.h);
-            write_image(path("a.tif"), u8, options);
-            expect_same(read_image(path("a.tif")), u8);
-            write_image(path("b.tif"), u16, options);
-            expect_same(read_image(path("b.tif")), u16);
-            write_image(path("c.tif"), f32, options);
-            expect_same(read_image(path("c.tif")), f32);
-            write_image(path("d.tif"), rgb, options);
-            expect_same(read_image(path("d.tif")), rgb);
-            write_image(path("e.tif"), labels, options);
-            expect_same(read_image(path("e.tif")), labels);
+            expect_every_type_round_trips(size.w, size.h, 11, blocky_labels(size.w, size.h), options);
             std::uint16_t const scheme = compression == TiffCompression::deflate ? COMPRESSION_ADOBE_DEFLATE
                                          : compression == TiffCompression::zstd  ? COMPRESSION_ZSTD
                                                                                  : COMPRESSION_NONE;

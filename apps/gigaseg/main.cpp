@@ -126,8 +126,8 @@ void add_global_options(CLI::App& app, cli::GlobalOptions& options) {
                  "(families: point, filter, label, distance, pipeline; gigaseg info shows the defaults)");
   app.add_option("--compression", options.compression,
                  "none|deflate|deflate-predictor|zstd: how TIFF outputs are compressed (default deflate, without a "
-                 "predictor: what every reader reads; deflate-predictor and zstd (which has it) are smaller and "
-                 "faster, for fewer readers: docs/formats.md)")
+                 "predictor: what every reader reads; deflate-predictor and zstd (which has the predictor) are for "
+                 "fewer readers, zstd the fastest: docs/formats.md)")
       ->check(CLI::IsMember({"none", "deflate", "deflate-predictor", "zstd"}));
   CLI::Option* level = app.add_option("--level", options.level,
                                       "the level of a whole-slide image to read (0, the default: full resolution; "

@@ -45,9 +45,10 @@ struct WriteOptions {
   index_t tiff_tile = 0;       // write TIFF in square tiles of this size (multiple of 16); 0: strips
   TiffCompression tiff_compression = TiffCompression::deflate;
   // With a codec, the predictor: horizontal differencing for integer samples (Predictor=2), the
-  // floating-point predictor for floats (Predictor=3). Smaller files (labels: runs of equal values
-  // become zeros), but ImageJ 1.53 misreads both predictors without an error, ImageJ 1.54 and
-  // Bio-Formats the floating-point one, and tifffile needs imagecodecs for it: off by default.
+  // floating-point predictor for floats (Predictor=3). Off by default: ImageJ 1.53 misreads both
+  // predictors without an error, ImageJ 1.54 and Bio-Formats the floating-point one, tifffile needs
+  // imagecodecs for it, and on labels and distances it made Deflate's files larger and slower
+  // (docs/formats.md).
   bool tiff_predictor = false;
   // Codec level: 0 takes the fast default (Deflate 1 through libdeflate, Zstd 1); Deflate 1..12,
   // Zstd 1..19.
