@@ -199,7 +199,8 @@ namespace gigaseg {
 TiledInput::TiledInput(std::string const& input, std::string const& scratch_folder, TiledOptions const& options)
     : path_(input) {
   ImageFormat const format = detect_format(input);
-  if (format == ImageFormat::tiff || format == ImageFormat::fits || format == ImageFormat::slide)
+  if (format == ImageFormat::tiff || format == ImageFormat::fits || format == ImageFormat::slide ||
+      format == ImageFormat::zarr)
     return;  // read by region as they are
   scratch_ = std::make_unique<detail::ScratchFile>(scratch_folder, "input");
   std::string const& scratch = scratch_->path();

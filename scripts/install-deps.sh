@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build ccache pkg-config python3
   libhwloc-dev libtiff-dev libpng-dev libcfitsio-dev libopenslide-dev libxml2-dev zlib1g-dev libdeflate-dev libzstd-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  libblosc-dev                              # OME-Zarr chunks (core/io/zarr_file.cpp)
   libgtest-dev libbenchmark-dev
   libfftw3-dev libopenmpi-dev
   libopencv-core-dev libopencv-imgproc-dev  # test oracle only
@@ -17,6 +18,7 @@ packages=(
   # The readers of the reader-matrix test (tests/readers/test_readers.py): GDAL, libvips, Pillow,
   # ImageJ (a JDK for java's single-file launcher), and shapely for the GeoJSON outlines.
   python3-gdal gdal-bin libvips-tools python3-pil python3-shapely libij-java default-jdk-headless
+  python3-zarr                              # reads the OME-Zarr outputs back in the tests
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -36,8 +36,9 @@ Command make_edt_command(CLI::App& parent) {
   add_tiling_options(*command.app, arguments->tile, arguments->memory_limit);
   command.run = [arguments](Session& session) {
     session.report["command"] = "edt";
-    GIGASEG_REQUIRE(format_for_extension(arguments->output) == ImageFormat::tiff, ErrorKind::usage, arguments->output,
-                    "this command writes 32-bit float pixels: give a .tif or .tiff output");
+    ImageFormat const format = format_for_extension(arguments->output);
+    GIGASEG_REQUIRE(format == ImageFormat::tiff || format == ImageFormat::zarr, ErrorKind::usage, arguments->output,
+                    "this command writes 32-bit float pixels: give a .tif, .tiff or .ome.zarr output");
     Tiling tiling =
         choose_tiling(session, arguments->input, arguments->tile, arguments->memory_limit, arguments->output);
     if (tiling.tiled()) {

@@ -2,6 +2,7 @@
 #include "apps/gigaseg/cli.hpp"
 #include "gigaseg/core/error.hpp"
 #include "gigaseg/core/io/atomic_file.hpp"
+#include "gigaseg/core/io/image_file.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -103,7 +104,8 @@ void check_file_roles(CLI::App const& command) {
   }
   for (auto const& file : outputs) {
     std::string const& output = file.second;
-    AtomicOutput const probe(output);  // the folder exists and the path is no folder (input errors)
+    // The folder exists and the path is no folder, or an OME-Zarr output is no file (input errors).
+    AtomicOutput const probe(output, is_ome_zarr_name(output));
     std::string const folder = fs::path(probe.temp_path()).parent_path().string();
     GIGASEG_REQUIRE(::access(folder.empty() ? "." : folder.c_str(), W_OK) == 0, ErrorKind::input, output,
                     "cannot write into the folder '" + (folder.empty() ? std::string(".") : folder) + "'");

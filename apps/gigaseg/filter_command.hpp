@@ -50,8 +50,8 @@ void run_gray8_filter(Session& session, std::string const& input, std::string co
                       Compute&& compute, FilterTiling const* tiling = nullptr, ImageShape shape = {}) {
   ImageFormat const format = format_for_extension(output);  // a bad OUT fails before any work
   if constexpr (std::is_same<OutT, float>::value)
-    GIGASEG_REQUIRE(format == ImageFormat::tiff, ErrorKind::usage, output,
-                    "this command writes 32-bit float pixels: give a .tif or .tiff output");
+    GIGASEG_REQUIRE(format == ImageFormat::tiff || format == ImageFormat::zarr, ErrorKind::usage, output,
+                    "this command writes 32-bit float pixels: give a .tif, .tiff or .ome.zarr output");
   if (tiling != nullptr) {
     Tiling const chosen = choose_tiling(session, input, tiling->tile, tiling->memory_limit, output);
     shape = chosen.shape;

@@ -20,11 +20,12 @@ namespace gigaseg::cli {
 void check_label_output(std::string const& path) {
   ImageFormat const format = format_for_extension(path);  // throws for an unknown extension
   (void)format;
-  AtomicOutput check(path);  // a missing folder fails here, before any work
+  AtomicOutput check(path, is_ome_zarr_name(path));  // a missing folder fails here, before any work
 }
 
 void write_label_image(std::string const& path, HostImage<Label> const& labels, index_t components) {
-  if (format_for_extension(path) == ImageFormat::tiff) {
+  ImageFormat const format = format_for_extension(path);
+  if (format == ImageFormat::tiff || format == ImageFormat::zarr) {
     write_image(path, labels);
     return;
   }

@@ -17,7 +17,8 @@ namespace gigaseg::cli {
 // (16-bit labels, if they fit); checked before any work.
 void check_label_output(std::string const& path);
 
-// 32-bit TIFF, or 16-bit PNG/PGM when the labels fit in 16 bits (else an input error saying so).
+// 32-bit TIFF or OME-Zarr, or 16-bit PNG/PGM when the labels fit in 16 bits (else an input error
+// saying so).
 void write_label_image(std::string const& path, HostImage<Label> const& labels, index_t components);
 
 // label,area,x0,y0,x1,y1,cx,cy,perimeter,mean_intensity (docs/cli.md), one row a component.

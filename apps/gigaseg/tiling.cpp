@@ -83,7 +83,7 @@ Tiling choose_tiling(Session const& session, std::string const& input, std::stri
   tiling.budget = read_ahead && memory_limit.empty() ? session.read_ahead_budget : host_budget(memory_limit);
   // A pipe or a device can be read once: it is never probed here, and never read by region.
   struct stat st {};
-  bool const regular = ::stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  bool const regular = (::stat(input.c_str(), &st) == 0 && S_ISREG(st.st_mode)) || is_zarr_folder(input);
   if (regular) tiling.shape = image_shape(input);
   ImageShape const& shape = tiling.shape;
   index_t const pixels = shape.width * shape.height;

@@ -15,6 +15,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <set>
 
@@ -82,7 +83,10 @@ int remove_stale_temporaries(std::string const& folder) {
     long const pid = std::strtol(name.c_str() + at + marker.size(), &end, 10);
     if (pid <= 0 || end == nullptr || *end != '-') continue;
     if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
-    if (::unlink((folder + "/" + name).c_str()) == 0) ++removed;
+    std::error_code failed;                                      // a folder output's temporary (OME-Zarr) goes whole
+    if (::unlink((folder + "/" + name).c_str()) == 0 ||
+        (errno == EISDIR && std::filesystem::remove_all(folder + "/" + name, failed) > 0))
+      ++removed;
   }
   ::closedir(dir);
   return removed;
@@ -99,15 +103,16 @@ void throw_write_failure(std::string const& path, std::string const& what, int e
                 what + (error_number != 0 ? std::string(": ") + std::strerror(error_number) : ""));
 }
 
-AtomicOutput::AtomicOutput(std::string final_path) : final_path_(std::move(final_path)) {
+AtomicOutput::AtomicOutput(std::string final_path, bool is_folder)
+    : final_path_(std::move(final_path)), folder_(is_folder) {
   GIGASEG_REQUIRE(!final_path_.empty(), ErrorKind::usage, "output", "empty output path");
   std::string const folder = parent_folder(final_path_);
   struct stat info {};
   GIGASEG_REQUIRE(::stat(folder.c_str(), &info) == 0 && S_ISDIR(info.st_mode), ErrorKind::input, final_path_,
                   "output folder '" + folder + "' does not exist");
   struct stat target {};
-  GIGASEG_REQUIRE(::stat(final_path_.c_str(), &target) != 0 || !S_ISDIR(target.st_mode), ErrorKind::input, final_path_,
-                  "is a folder, not a file");
+  GIGASEG_REQUIRE(::stat(final_path_.c_str(), &target) != 0 || (folder_ == S_ISDIR(target.st_mode)), ErrorKind::input,
+                  final_path_, folder_ ? "is a file, not a folder" : "is a folder, not a file");
   // A large file this output will replace keeps its pages in the page cache until the rename, so
   // the new file's pages had to be found beside them: on the 2-core VM of docs/performance.md an
   // uncompressed 1 GiB TIFF written over an earlier one took 1.2 to 2.9 s, against 0.96 to 0.99 s
@@ -136,7 +141,9 @@ AtomicOutput::AtomicOutput(std::string final_path) : final_path_(std::move(final
 }
 
 AtomicOutput::~AtomicOutput() {
-  if (!committed_) std::remove(temp_path_.c_str());
+  std::error_code ignored;
+  if (!committed_ && folder_) std::filesystem::remove_all(temp_path_, ignored);
+  if (!committed_ && !folder_) std::remove(temp_path_.c_str());
   untrack_temporary(slot_);
 }
 
@@ -148,9 +155,24 @@ void AtomicOutput::commit() {
   int const sync_errno = errno;
   ::close(fd);
   if (synced != 0) throw_write_failure(final_path_, "cannot flush output", sync_errno);
-  GIGASEG_REQUIRE(std::rename(temp_path_.c_str(), final_path_.c_str()) == 0, ErrorKind::input, final_path_,
-                  std::string("cannot rename output into place: ") + std::strerror(errno));
+  // A folder cannot be renamed over another that holds files: the old one moves aside first, and
+  // back if the new one cannot take its place.
+  std::string const aside = temp_path_ + ".old";
+  struct stat old {};
+  bool const replacing = folder_ && ::stat(final_path_.c_str(), &old) == 0;
+  if (replacing)
+    GIGASEG_REQUIRE(std::rename(final_path_.c_str(), aside.c_str()) == 0, ErrorKind::input, final_path_,
+                    std::string("cannot move the output it replaces aside: ") + std::strerror(errno));
+  if (std::rename(temp_path_.c_str(), final_path_.c_str()) != 0) {
+    int const e = errno;
+    if (replacing) (void)std::rename(aside.c_str(), final_path_.c_str());
+    GIGASEG_THROW(ErrorKind::input, final_path_, std::string("cannot rename output into place: ") + std::strerror(e));
+  }
   committed_ = true;
+  if (replacing) {
+    std::error_code ignored;
+    std::filesystem::remove_all(aside, ignored);
+  }
   untrack_temporary(slot_);
   slot_ = -1;
 }

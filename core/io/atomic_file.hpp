@@ -17,9 +17,11 @@ namespace gigaseg {
 class AtomicOutput {
  public:
   // Checks that the destination folder exists and picks a temporary name beside the final one.
-  // Throws Error(input) naming `final_path` when the folder is missing.
-  explicit AtomicOutput(std::string final_path);
-  ~AtomicOutput();  // removes the temporary file unless commit() succeeded
+  // Throws Error(input) naming `final_path` when the folder is missing. An `is_folder` output (OME-Zarr)
+  // is a directory the caller creates at temp_path(); it may replace a folder at `final_path`,
+  // which commit() moves aside and removes once the new one is in place.
+  explicit AtomicOutput(std::string final_path, bool is_folder = false);
+  ~AtomicOutput();  // removes the temporary file (or folder) unless commit() succeeded
   AtomicOutput(AtomicOutput const&) = delete;
   AtomicOutput& operator=(AtomicOutput const&) = delete;
 
@@ -32,6 +34,7 @@ class AtomicOutput {
   std::string final_path_;
   std::string temp_path_;
   bool committed_ = false;
+  bool folder_ = false;
   int slot_ = -1;  // this temporary's entry for remove_temporary_outputs
 };
 

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -88,6 +89,7 @@ char const* to_string(ImageFormat format) noexcept {
     case ImageFormat::pnm: return "pnm";
     case ImageFormat::fits: return "fits";
     case ImageFormat::slide: return "slide";
+    case ImageFormat::zarr: return "zarr";
   }
   return "?";
 }
@@ -208,9 +210,13 @@ class InputSource {
 
 }  // namespace
 
-ImageFormat detect_format(std::string const& path) { return InputSource(path).format(); }
+// A Zarr input is a folder (InputSource takes files): each entry point asks first.
+ImageFormat detect_format(std::string const& path) {
+  return is_zarr_folder(path) ? ImageFormat::zarr : InputSource(path).format();
+}
 
 AnyHostImage read_image(std::string const& path) {
+  if (is_zarr_folder(path)) return detail::read_zarr(path);
   InputSource const source(path);
   switch (source.format()) {
     case ImageFormat::png: return detail::read_png(path, source.open_path());
@@ -218,6 +224,7 @@ AnyHostImage read_image(std::string const& path) {
     case ImageFormat::pnm: return detail::read_pnm(path, source.open_path());
     case ImageFormat::fits: return detail::read_fits(path, source.open_path());
     case ImageFormat::slide: return detail::read_slide(path, source.open_path());
+    case ImageFormat::zarr: break;
   }
   GIGASEG_THROW(ErrorKind::internal, path, "unreachable format");
 }
@@ -239,6 +246,7 @@ void require_region_readable(std::string const& path, ImageFormat format) {
 }  // namespace
 
 AnyHostImage read_image_region(std::string const& path, Region const& region) {
+  if (is_zarr_folder(path)) return detail::read_zarr(path, &region);
   InputSource const source(path);
   ImageFormat const format = source.format();
   require_region_readable(path, format);
@@ -248,6 +256,7 @@ AnyHostImage read_image_region(std::string const& path, Region const& region) {
 }
 
 ImageShape image_shape(std::string const& path) {
+  if (is_zarr_folder(path)) return detail::zarr_shape(path);
   InputSource const source(path);
   switch (source.format()) {
     case ImageFormat::png: return detail::png_shape(path, source.open_path());
@@ -255,19 +264,23 @@ ImageShape image_shape(std::string const& path) {
     case ImageFormat::pnm: return detail::pnm_shape(path, source.open_path());
     case ImageFormat::fits: return detail::fits_shape(path, source.open_path());
     case ImageFormat::slide: return detail::slide_shape(path, source.open_path());
+    case ImageFormat::zarr: break;
   }
   GIGASEG_THROW(ErrorKind::internal, path, "unreachable format");
 }
 
 void write_tiled_copy(std::string const& input, std::string const& output, index_t tile_width, index_t tile_height,
                       WriteOptions const& options) {
-  InputSource const source(input);
-  ImageFormat const format = source.format();
-  ImageShape const shape = format == ImageFormat::tiff    ? detail::tiff_shape(input, source.open_path())
-                           : format == ImageFormat::fits  ? detail::fits_shape(input, source.open_path())
-                           : format == ImageFormat::slide ? detail::slide_shape(input, source.open_path())
-                           : format == ImageFormat::png   ? detail::png_shape(input, source.open_path())
-                                                          : detail::pnm_shape(input, source.open_path());
+  bool const zarr = is_zarr_folder(input);  // a folder, which InputSource does not take
+  std::optional<InputSource> source;
+  if (!zarr) source.emplace(input);
+  ImageFormat const format = zarr ? ImageFormat::zarr : source->format();
+  ImageShape const shape = format == ImageFormat::zarr    ? detail::zarr_shape(input)
+                           : format == ImageFormat::tiff  ? detail::tiff_shape(input, source->open_path())
+                           : format == ImageFormat::fits  ? detail::fits_shape(input, source->open_path())
+                           : format == ImageFormat::slide ? detail::slide_shape(input, source->open_path())
+                           : format == ImageFormat::png   ? detail::png_shape(input, source->open_path())
+                                                          : detail::pnm_shape(input, source->open_path());
   std::unique_ptr<TiffTileWriter> writer;
   // Each band: its tiles, the row of tiles below the one before.
   detail::Bands const bands = [&](AnyHostImage const& band, index_t first) {
@@ -286,16 +299,18 @@ void write_tiled_copy(std::string const& input, std::string const& output, index
         band);
   };
   switch (format) {
-    case ImageFormat::png: detail::read_png(input, source.open_path(), &bands, tile_height); break;
-    case ImageFormat::pnm: detail::read_pnm(input, source.open_path(), &bands, tile_height); break;
+    case ImageFormat::png: detail::read_png(input, source->open_path(), &bands, tile_height); break;
+    case ImageFormat::pnm: detail::read_pnm(input, source->open_path(), &bands, tile_height); break;
     case ImageFormat::tiff:
     case ImageFormat::fits:
     case ImageFormat::slide:
+    case ImageFormat::zarr:
       for (index_t y = 0; y < shape.height; y += tile_height) {
         Region const band{0, y, shape.width, std::min(tile_height, shape.height - y)};
-        bands(format == ImageFormat::fits    ? detail::read_fits(input, source.open_path(), &band)
-              : format == ImageFormat::slide ? detail::read_slide(input, source.open_path(), &band)
-                                             : detail::read_tiff(input, source.open_path(), &band),
+        bands(format == ImageFormat::zarr    ? detail::read_zarr(input, &band)
+              : format == ImageFormat::fits  ? detail::read_fits(input, source->open_path(), &band)
+              : format == ImageFormat::slide ? detail::read_slide(input, source->open_path(), &band)
+                                             : detail::read_tiff(input, source->open_path(), &band),
               y);
       }
       break;
@@ -312,7 +327,12 @@ ImageFormat format_for_extension(std::string const& path) {
   if (ext == "png") return ImageFormat::png;
   if (ext == "tif" || ext == "tiff") return ImageFormat::tiff;
   if (ext == "pgm" || ext == "ppm" || ext == "pnm") return ImageFormat::pnm;
-  GIGASEG_THROW(ErrorKind::usage, path, "unknown output format '" + ext + "' (use .png, .tif, .tiff, .pgm or .ppm)");
+  if (ext == "zarr") {
+    GIGASEG_REQUIRE(is_ome_zarr_name(path), ErrorKind::usage, path, "Zarr outputs are OME-Zarr: name them .ome.zarr");
+    return ImageFormat::zarr;
+  }
+  GIGASEG_THROW(ErrorKind::usage, path,
+                "unknown output format '" + ext + "' (use .png, .tif, .tiff, .pgm, .ppm or .ome.zarr)");
 }
 
 void write_image(std::string const& path, AnyHostImage const& image) {
@@ -321,6 +341,7 @@ void write_image(std::string const& path, AnyHostImage const& image) {
 
 void write_image(std::string const& path, AnyHostImage const& image, WriteOptions const& options) {
   ImageFormat const format = format_for_extension(path);
+  if (format == ImageFormat::zarr) return detail::write_ome_zarr(path, image, options);
   if (format == ImageFormat::tiff && is_ome_tiff_name(path)) {
     // The full-resolution image tiled into a temporary of the output (never committed: removed),
     // then the pyramid assembled under the output's own temporary name.
@@ -339,7 +360,8 @@ void write_image(std::string const& path, AnyHostImage const& image, WriteOption
     case ImageFormat::tiff: detail::write_tiff(output.temp_path(), path, image, options); break;
     case ImageFormat::pnm: detail::write_pnm(output.temp_path(), path, image); break;
     case ImageFormat::fits:
-    case ImageFormat::slide: GIGASEG_THROW(ErrorKind::internal, path, "FITS and slides are read, not written");
+    case ImageFormat::slide:
+    case ImageFormat::zarr: GIGASEG_THROW(ErrorKind::internal, path, "FITS and slides are read, not written");
   }
   output.commit();
 }

@@ -30,7 +30,9 @@ index_t height(AnyHostImage const& image);
 // `slide`: a whole-slide image OpenSlide names a vendor for (Aperio SVS, Hamamatsu, MIRAX, Leica,
 // Philips, Ventana, Sakura), read a level at a time as 8-bit RGB. A plain TIFF, tiled or not, is
 // read by libtiff (OpenSlide's "generic-tiff" vendor), in the pixel type it holds.
-enum class ImageFormat { png, tiff, pnm, fits, slide };
+// `zarr`: a Zarr v2 array or an OME-Zarr image (a folder), read by region; written as OME-Zarr
+// for outputs named *.ome.zarr (core/io/zarr_file.cpp).
+enum class ImageFormat { png, tiff, pnm, fits, slide, zarr };
 char const* to_string(ImageFormat format) noexcept;
 
 // How TIFF pixels are compressed. Deflate is the codec every TIFF reader has (libtiff, tifffile
@@ -63,6 +65,15 @@ struct WriteOptions {
 // most 512 (labels reduced by the most common of each 2 x 2 block, other images by the mean), and
 // OME-XML stating the size, the pixel type and WriteOptions' physical pixel size.
 bool is_ome_tiff_name(std::string const& path);
+
+// Whether `path` names an OME-Zarr output (.ome.zarr, any case): an OME-NGFF 0.4 image, a folder of
+// Zarr v2 arrays, the full resolution and its reduced levels in chunks of 512 x 512 (Blosc with
+// Zstd, or uncompressed under TiffCompression::none), reduced as the OME-TIFF pyramid is; 32-bit
+// labels marked as an NGFF label image. Written whole under a temporary name and renamed.
+bool is_ome_zarr_name(std::string const& path);
+// Whether `path` is a folder holding a Zarr array or group: an input read_image, read_image_region
+// and image_shape take (ImageFormat::zarr), by region.
+bool is_zarr_folder(std::string const& path);
 
 // The options write_image uses when it is given none: WriteOptions{} until the process sets others
 // (the command line sets them from --compression). Process-wide.
@@ -196,6 +207,12 @@ void write_png(std::string const& temp_path, std::string const& path, AnyHostIma
 void write_tiff(std::string const& temp_path, std::string const& path, AnyHostImage const& image,
                 WriteOptions const& options);
 void write_pnm(std::string const& temp_path, std::string const& path, AnyHostImage const& image);
+// Zarr (core/io/zarr_file.cpp): its shape (blocks: the chunks), its pixel type, its pixels (a region
+// of them); the OME-Zarr output of `image` at `path` (is_ome_zarr_name), written atomically.
+ImageShape zarr_shape(std::string const& path);
+PixelType zarr_pixel_type(std::string const& path);
+AnyHostImage read_zarr(std::string const& path, Region const* region = nullptr);
+void write_ome_zarr(std::string const& path, AnyHostImage const& image, WriteOptions const& options);
 // Assembles the OME-TIFF of `path` (is_ome_tiff_name) at temp_path from `level0`, a tiled TIFF of
 // the full-resolution image (core/io/ome_tiff.cpp).
 void write_ome_tiff(std::string const& level0, std::string const& temp_path, std::string const& path,

@@ -21,6 +21,7 @@
 #include "gigaseg/core/io/atomic_file.hpp"
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/io/ordered_chunks.hpp"
+#include "gigaseg/core/io/pyramid.hpp"
 #include "gigaseg/core/io/tiff_internal.hpp"
 #include "gigaseg/core/io/tile_writer.hpp"
 #include "gigaseg/gigaseg_config.hpp"
@@ -60,8 +61,6 @@ bool is_ome_tiff_name(std::string const& path) {
 
 namespace detail {
 namespace {
-
-constexpr index_t reduced_tile = 512;
 
 std::string xml_escaped(std::string const& text) {
   std::string out;
@@ -116,35 +115,6 @@ std::string ome_xml(std::string const& path, index_t w, index_t h, PixelType typ
   xml << "><Channel ID=\"Channel:0:0\" SamplesPerPixel=\"" << (rgb ? 3 : 1) << "\"/>"
       << "<TiffData IFD=\"0\" PlaneCount=\"1\"/></Pixels></Image></OME>";
   return xml.str();
-}
-
-// One pixel of a reduced level from the n (1 to 4) pixels of its block, in raster order.
-template <class T>
-T reduce_block(T const* v, int n) {
-  if constexpr (std::is_same_v<T, std::uint32_t>) {  // labels: the most common, the first on a tie
-    T best = v[0];
-    int best_count = 0;
-    for (int i = 0; i < n; ++i) {
-      int count = 0;
-      for (int j = 0; j < n; ++j) count += v[j] == v[i] ? 1 : 0;
-      if (count > best_count) best = v[i], best_count = count;
-    }
-    return best;
-  } else if constexpr (std::is_same_v<T, float>) {
-    float sum = 0;
-    for (int i = 0; i < n; ++i) sum += v[i];
-    return sum / float(n);
-  } else if constexpr (std::is_same_v<T, Rgb8>) {
-    unsigned r = 0, g = 0, b = 0;
-    for (int i = 0; i < n; ++i) r += v[i].r, g += v[i].g, b += v[i].b;
-    unsigned const half = unsigned(n) / 2;
-    return Rgb8{std::uint8_t((r + half) / unsigned(n)), std::uint8_t((g + half) / unsigned(n)),
-                std::uint8_t((b + half) / unsigned(n))};
-  } else {
-    std::uint32_t sum = 0;
-    for (int i = 0; i < n; ++i) sum += v[i];
-    return T((sum + std::uint32_t(n) / 2) / std::uint32_t(n));
-  }
 }
 
 struct Level {

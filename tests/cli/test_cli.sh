@@ -438,6 +438,37 @@ expect 2 geojson-replaces-input -- label "$work/dots.tif" "$work/gt.tif" --geojs
 check geojson-replaces-input-names one_line_naming "--geojson"
 check geojson-replaces-input-intact cmp -s "$work/dots.tif" "$work/dots-before.tif"
 
+# OME-Zarr (docs/cli.md, "OME-Zarr"): labels and distances written as OME-Zarr hold the TIFF route's
+# values (python3-zarr reads them); a Zarr input, whole or tile by tile (read by region, chunk by
+# chunk), gives the labels and statistics of the same image from a TIFF; a folder that is no Zarr
+# is never replaced; an output written tile by tile must be a TIFF.
+zarr_equal="/usr/bin/python3 -c \"
+import sys, numpy, tifffile, zarr
+z = zarr.open(sys.argv[1], mode='r')['0'][:]
+assert numpy.array_equal(z, tifffile.imread(sys.argv[2])), 'the OME-Zarr and the TIFF differ'\""
+expect 0 zarr-labels -- label "$work/dots.tif" "$work/dots.ome.zarr" --stats "$work/dots-zarr.csv"
+check zarr-labels-equal-tiff bash -c "$zarr_equal '$work/dots.ome.zarr' '$work/dots-memory.tif'"
+check zarr-labels-same-stats cmp -s "$work/dots-zarr.csv" "$work/dots-memory.csv"
+expect 0 zarr-distances -- edt "$work/t-memory.tif" "$work/d.ome.zarr"
+check zarr-distances-equal-tiff bash -c "$zarr_equal '$work/d.ome.zarr' '$work/d-memory.tif'"
+expect 0 zarr-input-convert -- convert "$work/dots.tif" "$work/dots-in.ome.zarr"
+expect 0 zarr-input-memory -- --compression none label "$work/dots-in.ome.zarr" "$work/zin-memory.tif" \
+  --stats "$work/zin-memory.csv"
+check zarr-input-memory-equals-tiff-input cmp -s "$work/zin-memory.tif" "$work/dots-memory.tif"
+expect 0 zarr-input-tiled -- label "$work/dots-in.ome.zarr" "$work/zin-tiled.tif" --stats "$work/zin-tiled.csv" \
+  --tile 32x48
+check zarr-input-tiled-same-stats cmp -s "$work/zin-tiled.csv" "$work/dots-memory.csv"
+expect 0 zarr-input-tiled-untile -- --compression none convert "$work/zin-tiled.tif" "$work/zin-untiled.tif"
+check zarr-input-tiled-equals-memory cmp -s "$work/zin-untiled.tif" "$work/dots-memory.tif"
+expect 2 zarr-tiled-output -- label "$work/dots.tif" "$work/zt.ome.zarr" --tile 32x48
+check zarr-tiled-output-names one_line_naming "zt.ome.zarr"
+mkdir -p "$work/keep.ome.zarr" && echo precious >"$work/keep.ome.zarr/notes.txt"
+expect 2 zarr-replaces-a-folder -- label "$work/dots.tif" "$work/keep.ome.zarr"
+check zarr-replaces-a-folder-names one_line_naming "keep.ome.zarr: is there already and is no Zarr image"
+check zarr-replaces-a-folder-intact test -s "$work/keep.ome.zarr/notes.txt"
+expect 2 zarr-plain-name -- label "$work/dots.tif" "$work/dots.zarr"
+check zarr-plain-name-names one_line_naming "name them .ome.zarr"
+
 # FITS input (cfitsio): a float star field with a block of NaN (no data) thresholded by Otsu over
 # its finite pixels, the NaN never foreground; its stars labelled; converted to a float TIFF whole
 # and by bands of rows (read by region) alike; an 8-bit star field segmented tile by tile as in

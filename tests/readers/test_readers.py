@@ -5,8 +5,11 @@ the readers our users have, outside this project, and compared with the values g
     test_readers.py GIGASEG [--docs docs/formats.md] [--update-docs] [--work DIR]
 
 Readers (Debian 12's packages): tifffile 2023.2 without imagecodecs (what napari brings), Pillow
-9.4, GDAL 3.6 (python3-gdal), libvips 8.14 (`vips copy`), ImageJ 1.53t (libij-java, IJ.openImage in
-a headless JVM: tests/readers/ImageJRead.java); the GeoJSON outlines through shapely/GEOS (every
+9.4, GDAL 3.6 (python3-gdal; its Zarr driver for the OME-Zarr outputs' full-resolution array),
+libvips 8.14 (`vips copy`), ImageJ 1.53t (libij-java, IJ.openImage in a headless JVM:
+tests/readers/ImageJRead.java), python3-zarr 2.13 for the OME-Zarr outputs (whose NGFF 0.4
+metadata is checked too: multiscales version, axes, a dataset a level with its scale, each level
+half the one before, image-label on labels); the GeoJSON outlines through shapely/GEOS (every
 geometry valid) and GDAL's ogrinfo (the features and their fields). A cell of the matrix says what
 the reader did: "yes" (the values gigaseg wrote), "WRONG VALUES" (it opened the file and showed other
 values, with or without a warning), or "refused" (an error: the user knows). The reference for each
@@ -26,6 +29,7 @@ import tempfile
 
 import numpy as np
 import tifffile
+import zarr
 from osgeo import gdal
 from PIL import Image
 from shapely.geometry import shape
@@ -34,7 +38,7 @@ gdal.UseExceptions()
 Image.MAX_IMAGE_PIXELS = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-READERS = ["tifffile", "Pillow", "GDAL", "libvips", "ImageJ 1.53t"]
+READERS = ["tifffile", "Pillow", "GDAL", "libvips", "ImageJ 1.53t", "zarr"]
 COMPRESSIONS = ["none", "deflate", "deflate-predictor", "zstd"]
 DEFAULT = "deflate"
 BEGIN, END = "<!-- reader-matrix:begin -->", "<!-- reader-matrix:end -->"
@@ -87,6 +91,13 @@ OUTPUTS = [
     ("float distances", "OME-TIFF", ".ome.tif", ["edt", "mask", "OUT"]),
     ("RGB", "OME-TIFF", ".ome.tif", ["convert", "rgb", "OUT"]),
 ]
+ZARR_OUTPUTS = [
+    ("8-bit mask", "OME-Zarr", ".ome.zarr", ["threshold", "gray", "OUT", "--method", "otsu"]),
+    ("16-bit gray", "OME-Zarr", ".ome.zarr", ["convert", "gray16", "OUT"]),
+    ("32-bit labels", "OME-Zarr", ".ome.zarr", ["label", "mask", "OUT"]),
+    ("float distances", "OME-Zarr", ".ome.zarr", ["edt", "mask", "OUT"]),
+    ("RGB", "OME-Zarr", ".ome.zarr", ["convert", "rgb", "OUT"]),
+]
 PNG_OUTPUTS = [
     ("8-bit mask", "PNG", ".png", ["threshold", "gray", "OUT", "--method", "otsu"]),
     ("32-bit labels", "PNG (16-bit)", ".png", ["label", "mask", "OUT"]),
@@ -127,6 +138,36 @@ def read_vips(path, work):
         return tifffile.imread(copy)
     finally:
         os.remove(copy)
+
+
+def read_zarr(path):
+    """The full-resolution array of an OME-Zarr output, colour (c, y, x) as (y, x, c), after its
+    NGFF 0.4 metadata is checked: an error says what is wrong."""
+    group = zarr.open(path, mode="r")
+    multiscales = group.attrs["multiscales"]
+    image = multiscales[0]
+    if image["version"] != "0.4":
+        raise ValueError("multiscales version %r" % image["version"])
+    axes = [a["name"] for a in image["axes"]]
+    if axes not in (["y", "x"], ["c", "y", "x"]):
+        raise ValueError("axes %r" % axes)
+    shape = None
+    for k, dataset in enumerate(image["datasets"]):
+        if dataset["path"] != str(k):
+            raise ValueError("dataset %d at path %r" % (k, dataset["path"]))
+        scale = dataset["coordinateTransformations"][0]["scale"]
+        if scale[-2:] != [2.0 ** k * scale_0 for scale_0 in image["datasets"][0]["coordinateTransformations"][0]["scale"][-2:]]:
+            raise ValueError("level %d scale %r" % (k, scale))
+        level = group[dataset["path"]].shape
+        if shape is not None and list(level[-2:]) != [(shape[-2] + 1) // 2, (shape[-1] + 1) // 2]:
+            raise ValueError("level %d of %r after %r" % (k, level, shape))
+        shape = level
+    if max(shape[-2:]) > 512:
+        raise ValueError("the smallest level is %r" % (shape,))
+    if (group["0"].dtype == np.uint32) != ("image-label" in group.attrs):
+        raise ValueError("image-label on a %s image" % group["0"].dtype)
+    data = group["0"][:]
+    return np.moveaxis(data, 0, 2) if data.ndim == 3 else data
 
 
 def read_imagej_all(paths, work):
@@ -206,6 +247,8 @@ def matrix_markdown(cells, geojson_rows):
     for (kind, layout, compression), row in cells.items():
         shown = [("**%s**" % v if v == "WRONG VALUES" else v) for v in (row[r][0] for r in READERS)]
         mark = " (default)" if compression == DEFAULT or compression == "png" else ""
+        if compression == "default":
+            compression, mark = "any other", " (default: Blosc-Zstd)"
         lines.append("| %s | %s | %s%s | %s |" % (kind, layout, compression, mark, " | ".join(shown)))
     lines += ["", "| outlines | shapely (GEOS `is_valid`) | ogrinfo (GDAL) |", "|---|---|---|"]
     lines += ["| %s | %s | %s |" % row for row in geojson_rows]
@@ -228,11 +271,11 @@ def main():
     os.makedirs(work, exist_ok=True)
     paths = make_inputs(work)
     files = {}  # (kind, layout, compression) -> path
-    for kind, layout, ext, command in OUTPUTS + PNG_OUTPUTS:
-        for compression in (COMPRESSIONS if ext != ".png" else ["png"]):
+    for kind, layout, ext, command in OUTPUTS + ZARR_OUTPUTS + PNG_OUTPUTS:
+        for compression in (COMPRESSIONS if ext.endswith(".tif") else ["none", "default"] if ext == ".ome.zarr" else ["png"]):
             out = os.path.join(work, "%s-%s-%s%s" % (kind.replace(" ", "_"), layout.split()[0], compression, ext))
             argv = [paths.get(v, out if v == "OUT" else v) for v in command]
-            run(a.gigaseg, (["--compression", compression] if compression != "png" else []) + argv)
+            run(a.gigaseg, (["--compression", compression] if compression not in ("png", "default") else []) + argv)
             files[(kind, layout, compression)] = out
     references = {}
     for kind, layout, _, _ in OUTPUTS:
@@ -241,24 +284,28 @@ def main():
             references[kind] = tifffile.imread(path)
             if not np.array_equal(references[kind], read_gdal(path)):
                 sys.exit("test_readers: tifffile and GDAL disagree on the uncompressed %s" % path)
-    imagej = read_imagej_all(list(files.values()), work)
+    imagej = read_imagej_all([p for p in files.values() if not p.endswith(".zarr")], work)
     cells, failures, details = {}, [], {}
     for key, path in files.items():
         reference = references[key[0]]
-        results = {
-            "tifffile": attempt(read_tifffile, path) if not path.endswith(".png") else RuntimeError("not a TIFF"),
-            "Pillow": attempt(read_pillow, path),
-            "GDAL": attempt(read_gdal, path),
-            "libvips": attempt(read_vips, path, work),
-            "ImageJ 1.53t": imagej[path],
-        }
-        if path.endswith(".png"):
-            results["tifffile"] = None
+        if path.endswith(".ome.zarr"):  # a folder: GDAL opens its full-resolution array, zarr the image
+            results = {r: None for r in READERS}
+            results["GDAL"] = attempt(read_gdal, path + "/0")
+            results["zarr"] = attempt(read_zarr, path)
+        else:
+            results = {
+                "tifffile": attempt(read_tifffile, path) if not path.endswith(".png") else None,
+                "Pillow": attempt(read_pillow, path),
+                "GDAL": attempt(read_gdal, path),
+                "libvips": attempt(read_vips, path, work),
+                "ImageJ 1.53t": imagej[path],
+                "zarr": None,
+            }
         row = {}
         for reader, result in results.items():
-            row[reader] = ("-", "not a TIFF reader") if result is None else verdict(result, reference)
+            row[reader] = ("-", "not a reader of this format") if result is None else verdict(result, reference)
             details["%s | %s | %s | %s" % (key + (reader,))] = row[reader]
-            if row[reader][0] == "WRONG VALUES" and key[2] in (DEFAULT, "png"):
+            if row[reader][0] == "WRONG VALUES" and key[2] in (DEFAULT, "png", "default"):
                 failures.append("%s %s %s: %s shows wrong values (%s)" % (key + (reader, row[reader][1])))
         cells[key] = row
     geojson_rows, geojson_failures = check_geojson(a.gigaseg, paths, work)
