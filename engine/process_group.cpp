@@ -167,6 +167,23 @@ struct SharedTileWriter::Spill {
 SharedTileWriter::SharedTileWriter(ProcessGroup const* group, std::string const& path, index_t width, index_t height,
                                    PixelType type, index_t tile_width, index_t tile_height, WriteOptions const& options)
     : group_(group_size(group) > 1 ? group : nullptr), path_(path) {
+  if (is_ome_zarr_name(path)) {
+    // Rank 0's temporary folder, named to the others, who write into it.
+    std::string temp;
+    collectively(group_, [&] {
+      if (group_rank(group_) == 0)
+        zarr_ = std::make_unique<ZarrTileWriter>(path, width, height, type, tile_width, tile_height, options);
+    });
+    if (zarr_) temp = zarr_->temp_path();
+    std::vector<unsigned char> named(temp.begin(), temp.end());
+    if (group_ != nullptr) named = group_->all_gather(named)[0];
+    collectively(group_, [&] {
+      if (!zarr_)
+        zarr_ = std::make_unique<ZarrTileWriter>(path, width, height, type, tile_width, tile_height, options,
+                                                 std::string(named.begin(), named.end()));
+    });
+    return;
+  }
   if (group_rank(group_) == 0) {
     writer_ = std::make_unique<TiffTileWriter>(path, width, height, type, tile_width, tile_height, options);
   } else {
@@ -178,6 +195,7 @@ SharedTileWriter::SharedTileWriter(ProcessGroup const* group, std::string const&
 SharedTileWriter::~SharedTileWriter() = default;
 
 void SharedTileWriter::write_tile(index_t column, index_t row, AnyHostImage const& pixels) {
+  if (zarr_) return zarr_->write_tile(column, row, pixels);
   if (writer_) return writer_->write_tile(column, row, pixels);
   thread_local std::vector<unsigned char> bytes;
   encoder_->encode(column, row, pixels, bytes);
@@ -268,6 +286,13 @@ bool SharedTileWriter::commit_in_place() {
 }
 
 void SharedTileWriter::commit() {
+  if (zarr_) {  // every rank's chunks are flushed as written: rank 0 checks them all and commits
+    agree(group_, nullptr);
+    collectively(group_, [&] {
+      if (group_rank(group_) == 0) zarr_->commit();
+    });
+    return;
+  }
   if (group_ == nullptr) return writer_->commit();
   if (commit_in_place()) return;
   // Every rank but 0 sends one message per tile it owns (the tile's index and bytes, or -1 and

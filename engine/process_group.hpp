@@ -165,6 +165,9 @@ void write_text_over_ranks(ProcessGroup const* group, std::string const& path, s
 // ranks do not share, an OME-TIFF whose pyramid rank 0 makes from the file) the tiles are sent to
 // rank 0, which writes them. Without a group (or with one rank) it is a TiffTileWriter. Nothing is
 // left under `path` unless every rank's tiles were written and commit() succeeded on rank 0.
+// An OME-Zarr output (is_ome_zarr_name) is a ZarrTileWriter instead: rank 0 makes the temporary
+// folder, every rank writes its tiles there as chunk files of their own (the output's folder must
+// be one every rank sees: a resource error otherwise), and rank 0 commits.
 class SharedTileWriter {
  public:
   SharedTileWriter(ProcessGroup const* group, std::string const& path, index_t width, index_t height, PixelType type,
@@ -186,7 +189,8 @@ class SharedTileWriter {
   std::string path_;
   std::unique_ptr<TiffTileWriter> writer_;  // rank 0
   std::unique_ptr<TiffTileEncoder> encoder_;
-  std::unique_ptr<Spill> spill_;  // the other ranks
+  std::unique_ptr<Spill> spill_;          // the other ranks
+  std::unique_ptr<ZarrTileWriter> zarr_;  // every rank, for an OME-Zarr output
 };
 
 }  // namespace detail

@@ -377,8 +377,9 @@ bool cells_by_windows(ExecutionContext const& context, std::string const& input,
     });
     return held;
   };
-  auto writer = std::make_unique<TiffTileWriter>(output, grid.width, grid.height, PixelType::u32, grid.tile_width,
-                                                 grid.tile_height, options.write);
+  // One process (cells by windows runs on one rank): a TIFF or an OME-Zarr output.
+  auto writer = std::make_unique<SharedTileWriter>(nullptr, output, grid.width, grid.height, PixelType::u32,
+                                                   grid.tile_width, grid.tile_height, options.write);
   try {
     for_each_tile_row(
         grid, input, shape,

@@ -41,8 +41,10 @@ Command make_label_command(CLI::App& parent) {
     Tiling const tiling =
         choose_tiling(session, arguments->input, arguments->tile, arguments->memory_limit, arguments->output);
     if (tiling.tiled()) {
-      GIGASEG_REQUIRE(format_for_extension(arguments->output) == ImageFormat::tiff, ErrorKind::usage, arguments->output,
-                      "tiled labels are written to a .tif or .tiff file");
+      GIGASEG_REQUIRE(format_for_extension(arguments->output) == ImageFormat::tiff ||
+                          format_for_extension(arguments->output) == ImageFormat::zarr,
+                      ErrorKind::usage, arguments->output,
+                      "tiled labels are written to a .tif, .tiff or .ome.zarr output");
       LabelParams params;
       params.connectivity = arguments->connectivity;
       params.equal_value = arguments->equal_value;

@@ -28,8 +28,9 @@ struct SegmentArguments {
 // The nuclei, cells or kmeans pipeline tile by tile (engine/tiled.hpp): the same labels and statistics.
 void segment_tiled(Session& session, SegmentArguments const& a, Tiling const& tiling) {
   GIGASEG_REQUIRE(a.overlay.empty(), ErrorKind::usage, "--overlay", "an overlay is not written tile by tile");
-  GIGASEG_REQUIRE(format_for_extension(a.output) == ImageFormat::tiff, ErrorKind::usage, a.output,
-                  "tiled labels are written to a .tif or .tiff file");
+  GIGASEG_REQUIRE(
+      format_for_extension(a.output) == ImageFormat::tiff || format_for_extension(a.output) == ImageFormat::zarr,
+      ErrorKind::usage, a.output, "tiled labels are written to a .tif, .tiff or .ome.zarr output");
   PipelineParams const params = pipeline_params(a.pipeline);
   TiledOptions options = tiled_options(tiling, session);
   options.spread_regions = a.geojson.empty();  // the outlines are traced by rank 0, with every region

@@ -79,8 +79,10 @@ Command make_watershed_command(CLI::App& parent) {
     Tiling const tiling =
         choose_tiling(session, arguments->relief, arguments->tile, arguments->memory_limit, arguments->output);
     if (tiling.tiled()) {
-      GIGASEG_REQUIRE(format_for_extension(arguments->output) == ImageFormat::tiff, ErrorKind::usage, arguments->output,
-                      "tiled labels are written to a .tif or .tiff file");
+      GIGASEG_REQUIRE(format_for_extension(arguments->output) == ImageFormat::tiff ||
+                          format_for_extension(arguments->output) == ImageFormat::zarr,
+                      ErrorKind::usage, arguments->output,
+                      "tiled labels are written to a .tif, .tiff or .ome.zarr output");
       for (std::string const* path : {&arguments->markers, &arguments->mask})
         GIGASEG_REQUIRE(path->empty() || format_for_extension(*path) == ImageFormat::tiff, ErrorKind::usage, *path,
                         "tile by tile the markers and the mask are read by region: give TIFF files");

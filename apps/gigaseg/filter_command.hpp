@@ -26,8 +26,9 @@ struct FilterTiling {
 template <class OutT, class Compute>
 void run_tiled_gray8_filter(Session& session, std::string const& input, std::string const& output, OpFamily family,
                             Compute&& compute, index_t halo, Tiling const& chosen) {
-  GIGASEG_REQUIRE(format_for_extension(output) == ImageFormat::tiff, ErrorKind::usage, output,
-                  "tiles are written to a .tif or .tiff file");
+  GIGASEG_REQUIRE(
+      format_for_extension(output) == ImageFormat::tiff || format_for_extension(output) == ImageFormat::zarr,
+      ErrorKind::usage, output, "tiles are written to a .tif, .tiff or .ome.zarr output");
   TiledOptions const options = tiled_options(chosen, session);
   TiledReport report;
   {

@@ -93,4 +93,39 @@ class TiffTileWriter {
   std::unique_ptr<State> state_;
 };
 
+// Writing an OME-Zarr output (is_ome_zarr_name) tile by tile: each tile is a chunk of the
+// full-resolution array, a file of its own, so tiles come from any thread and any process in any
+// order. commit() checks that every tile is there, makes the reduced levels from the full
+// resolution (read back a band of 1024 rows at a time), writes the NGFF metadata and renames the
+// temporary folder into place (core/io/zarr_file.cpp says the layout).
+class ZarrTileWriter {
+ public:
+  // Creates the temporary folder of `path` with the full-resolution array's header, chunks of
+  // tile_width x tile_height, compressed unless options say none; a folder there already is
+  // replaced at commit() only if it is a Zarr image. With `joined`, the temporary folder another
+  // process's writer made (its temp_path()), which this one writes tiles into and does not own
+  // (an Error(resource) when this process cannot see it).
+  ZarrTileWriter(std::string const& path, index_t width, index_t height, PixelType type, index_t tile_width,
+                 index_t tile_height, WriteOptions const& options = default_write_options(),
+                 std::string const& joined = {});
+  // Without commit(), the owner's temporary folder is removed.
+  ~ZarrTileWriter();
+  ZarrTileWriter(ZarrTileWriter const&) = delete;
+  ZarrTileWriter& operator=(ZarrTileWriter const&) = delete;
+
+  std::string const& temp_path() const noexcept;
+  index_t tiles_across() const noexcept;
+  index_t tiles_down() const noexcept;
+  // Encodes and stores tile (column, row), flushed to disk, on the calling thread: its
+  // min(tile_width, width - x) x min(tile_height, height - y) pixels of the writer's type.
+  // Thread-safe. Error(usage) for a tile outside the grid or of the wrong size or type.
+  void write_tile(index_t column, index_t row, AnyHostImage const& pixels);
+  // The owner's: Error(usage) naming a tile never written; then the levels, metadata and rename.
+  void commit();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 }  // namespace gigaseg

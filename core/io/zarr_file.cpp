@@ -22,6 +22,7 @@
 #include "gigaseg/core/io/image_file.hpp"
 #include "gigaseg/core/io/ordered_chunks.hpp"
 #include "gigaseg/core/io/pyramid.hpp"
+#include "gigaseg/core/io/tile_writer.hpp"
 #include "gigaseg/gigaseg_config.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -116,29 +117,73 @@ char const* zarr_dtype(PixelType type) {
   return "|u1";
 }
 
-// A level's chunk (column, row) as stored: chunk_side x chunk_side samples (colour: three planes of
-// them), zero beyond the image.
+// An array's .zarray: width x height samples of `type` (colour: 3 planes of them) in chunks of
+// chunk_width x chunk_height, compressed with Blosc-Zstd or not at all.
+void write_array_header(std::string const& folder, std::string const& output, index_t width, index_t height,
+                        index_t chunk_width, index_t chunk_height, PixelType type, bool compress) {
+  bool const colour = type == PixelType::rgb8;
+  make_folder(folder, output);
+  nlohmann::json array = {{"zarr_format", 2}, {"dtype", zarr_dtype(type)}, {"fill_value", 0},
+                          {"order", "C"},     {"filters", nullptr},        {"dimension_separator", "/"}};
+  array["shape"] = colour ? nlohmann::json{3, height, width} : nlohmann::json{height, width};
+  array["chunks"] = colour ? nlohmann::json{3, chunk_height, chunk_width} : nlohmann::json{chunk_height, chunk_width};
+  array["compressor"] =
+      compress ? nlohmann::json{{"id", "blosc"}, {"cname", "zstd"}, {"clevel", 1}, {"shuffle", 1}, {"blocksize", 0}}
+               : nlohmann::json(nullptr);
+  std::string const text = array.dump(1);
+  write_file(folder + "/.zarray", text.data(), text.size(), output);
+  std::string const rows = colour ? folder + "/0" : folder;  // colour: the one chunk along c
+  if (colour) make_folder(rows, output);
+  for (index_t r = 0; r < (height + chunk_height - 1) / chunk_height; ++r)
+    make_folder(rows + "/" + std::to_string(r), output);
+}
+
+// Where chunk (column, row) of the array `folder` lies.
+std::string chunk_file(std::string const& folder, PixelType type, index_t column, index_t row) {
+  return folder + (type == PixelType::rgb8 ? "/0/" : "/") + std::to_string(row) + "/" + std::to_string(column);
+}
+
+// `tile`'s pixels (at most chunk_width x chunk_height) as a chunk stores them, zero beyond them
+// (colour: three planes).
 template <class T>
-void fill_chunk(HostImage<T> const& level, index_t column, index_t row, std::vector<unsigned char>& chunk) {
+void fill_chunk(HostImage<T> const& tile, index_t chunk_width, index_t chunk_height,
+                std::vector<unsigned char>& chunk) {
   constexpr bool colour = std::is_same_v<T, Rgb8>;
   std::size_t const sample = colour ? 1 : sizeof(T);
-  std::size_t const plane = std::size_t(chunk_side * chunk_side);
+  std::size_t const plane = std::size_t(chunk_width * chunk_height);
   chunk.assign(plane * sample * (colour ? 3 : 1), 0);
-  index_t const x0 = column * chunk_side, y0 = row * chunk_side;
-  index_t const w = std::min(chunk_side, level.width() - x0), h = std::min(chunk_side, level.height() - y0);
-  for (index_t y = 0; y < h; ++y) {
-    T const* in = level.row(y0 + y) + x0;
+  for (index_t y = 0; y < tile.height(); ++y) {
+    T const* in = tile.row(y);
     if constexpr (colour) {
-      for (index_t x = 0; x < w; ++x) {
-        std::size_t const at = std::size_t(y * chunk_side + x);
+      for (index_t x = 0; x < tile.width(); ++x) {
+        std::size_t const at = std::size_t(y * chunk_width + x);
         chunk[at] = in[x].r;
         chunk[plane + at] = in[x].g;
         chunk[2 * plane + at] = in[x].b;
       }
     } else {
-      std::memcpy(chunk.data() + std::size_t(y * chunk_side) * sample, in, std::size_t(w) * sample);
+      std::memcpy(chunk.data() + std::size_t(y * chunk_width) * sample, in, std::size_t(tile.width()) * sample);
     }
   }
+}
+
+// Encodes `tile` as chunk (column, row) of the array `folder` and stores it, flushed.
+void write_chunk(std::string const& folder, std::string const& output, index_t column, index_t row,
+                 AnyHostImage const& tile, index_t chunk_width, index_t chunk_height, bool compress) {
+  thread_local std::vector<unsigned char> chunk, bytes;
+  std::visit([&](auto const& pixels) { fill_chunk(pixels, chunk_width, chunk_height, chunk); }, tile);
+  PixelType const type = pixel_type(tile);
+  unsigned char const* data = chunk.data();
+  std::size_t size = chunk.size();
+  if (compress) {
+    bytes.resize(chunk.size() + BLOSC_MAX_OVERHEAD);
+    int const n = blosc_compress_ctx(1, BLOSC_SHUFFLE, type == PixelType::rgb8 ? 1 : std::size_t(bytes_per_pixel(type)),
+                                     chunk.size(), chunk.data(), bytes.data(), bytes.size(), "zstd", 0, 1);
+    GIGASEG_REQUIRE(n > 0, ErrorKind::internal, output, "Blosc could not compress a chunk");
+    data = bytes.data();
+    size = std::size_t(n);
+  }
+  write_file(chunk_file(folder, type, column, row), data, size, output);
 }
 
 // The level after `from`: half its size (rounded up), each pixel its 2 x 2 block reduced.
@@ -148,7 +193,7 @@ HostImage<T> reduced(HostImage<T> const& from) {
   Kokkos::parallel_for("gigaseg::zarr::reduce",
                        Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, next.height()), [&](index_t y) {
                          for (index_t x = 0; x < next.width(); ++x) {
-                           T v[4];
+                           T v[4] = {};
                            int n = 0;
                            for (index_t dy = 0; dy < 2 && 2 * y + dy < from.height(); ++dy)
                              for (index_t dx = 0; dx < 2 && 2 * x + dx < from.width(); ++dx)
@@ -160,66 +205,48 @@ HostImage<T> reduced(HostImage<T> const& from) {
   return next;
 }
 
-// One level as the array `folder`: its .zarray and its chunks, encoded on io_threads().
-template <class T>
-void write_level(std::string const& folder, std::string const& output, HostImage<T> const& level, PixelType type,
-                 bool compress) {
-  constexpr bool colour = std::is_same_v<T, Rgb8>;
-  make_folder(folder, output);
-  nlohmann::json array = {{"zarr_format", 2}, {"dtype", zarr_dtype(type)}, {"fill_value", 0},
-                          {"order", "C"},     {"filters", nullptr},        {"dimension_separator", "/"}};
-  array["shape"] =
-      colour ? nlohmann::json{3, level.height(), level.width()} : nlohmann::json{level.height(), level.width()};
-  array["chunks"] = colour ? nlohmann::json{3, chunk_side, chunk_side} : nlohmann::json{chunk_side, chunk_side};
-  array["compressor"] =
-      compress ? nlohmann::json{{"id", "blosc"}, {"cname", "zstd"}, {"clevel", 1}, {"shuffle", 1}, {"blocksize", 0}}
-               : nlohmann::json(nullptr);
-  std::string const text = array.dump(1);
-  write_file(folder + "/.zarray", text.data(), text.size(), output);
-  index_t const across = (level.width() + chunk_side - 1) / chunk_side;
-  index_t const down = (level.height() + chunk_side - 1) / chunk_side;
-  std::string const rows = colour ? folder + "/0" : folder;  // colour: the one chunk along c
-  if (colour) make_folder(rows, output);
-  for (index_t r = 0; r < down; ++r) make_folder(rows + "/" + std::to_string(r), output);
-  std::size_t const typesize = colour ? 1 : sizeof(T);
-  encode_in_order(
-      std::size_t(across * down), io_threads(),
-      [&](std::size_t i, std::vector<unsigned char>& bytes) {
-        thread_local std::vector<unsigned char> chunk;
-        fill_chunk(level, index_t(i) % across, index_t(i) / across, chunk);
-        if (!compress) {
-          bytes = chunk;
-        } else {
-          bytes.resize(chunk.size() + BLOSC_MAX_OVERHEAD);
-          int const n = blosc_compress_ctx(1, BLOSC_SHUFFLE, typesize, chunk.size(), chunk.data(), bytes.data(),
-                                           bytes.size(), "zstd", 0, 1);
-          GIGASEG_REQUIRE(n > 0, ErrorKind::internal, output, "Blosc could not compress a chunk");
-          bytes.resize(std::size_t(n));
-        }
-        std::string const file =
-            rows + "/" + std::to_string(index_t(i) / across) + "/" + std::to_string(index_t(i) % across);
-        write_file(file, bytes.data(), bytes.size(), output);
-      },
-      [](std::size_t, std::vector<unsigned char>&) {});
+// Level k + 1 from level k (the array `from`, width x height), a band of 2 x 512 rows of it at a
+// time: each band read by region, reduced and its chunks stored on io_threads(). Returns its size.
+std::pair<index_t, index_t> write_reduced_level(std::string const& from, std::string const& to,
+                                                std::string const& output, index_t width, index_t height,
+                                                PixelType type, bool compress) {
+  index_t const w = (width + 1) / 2, h = (height + 1) / 2;
+  write_array_header(to, output, w, h, chunk_side, chunk_side, type, compress);
+  index_t const across = (w + chunk_side - 1) / chunk_side;
+  for (index_t row = 0; row * chunk_side < h; ++row) {
+    index_t const y = 2 * row * chunk_side;
+    Region const region{0, y, width, std::min(2 * chunk_side, height - y)};
+    AnyHostImage const band = read_zarr(from, &region);
+    AnyHostImage const half = std::visit([](auto const& pixels) { return AnyHostImage(reduced(pixels)); }, band);
+    encode_in_order(
+        std::size_t(across), io_threads(),
+        [&](std::size_t c, std::vector<unsigned char>&) {
+          std::visit(
+              [&](auto const& pixels) {
+                index_t const x = index_t(c) * chunk_side;
+                write_chunk(to, output, index_t(c), row,
+                            AnyHostImage(pixels.roi(x, 0, std::min(chunk_side, pixels.width() - x), pixels.height())),
+                            chunk_side, chunk_side, compress);
+              },
+              half);
+        },
+        [](std::size_t, std::vector<unsigned char>&) {});
+  }
+  return {w, h};
 }
 
-template <class T>
-void write_levels(std::string const& root, std::string const& path, HostImage<T> const& image, PixelType type,
-                  WriteOptions const& options) {
-  bool const compress = options.tiff_compression != TiffCompression::none;
+// The group's .zattrs (NGFF 0.4 multiscales of `levels` datasets, image-label on labels) and .zgroup.
+void write_attributes(std::string const& root, std::string const& path, int levels, PixelType type,
+                      WriteOptions const& options) {
   bool const colour = type == PixelType::rgb8;
-  nlohmann::json datasets = nlohmann::json::array();
-  HostImage<T> level = image;
   double const sx = options.microns_per_pixel_x > 0 ? options.microns_per_pixel_x : 1;
   double const sy = options.microns_per_pixel_y > 0 ? options.microns_per_pixel_y : 1;
-  for (int k = 0;; ++k) {
-    write_level(root + "/" + std::to_string(k), path, level, type, compress);
+  nlohmann::json datasets = nlohmann::json::array();
+  for (int k = 0; k < levels; ++k) {
     double const f = double(index_t(1) << k);
     nlohmann::json scale = colour ? nlohmann::json{1.0, sy * f, sx * f} : nlohmann::json{sy * f, sx * f};
     datasets.push_back({{"path", std::to_string(k)},
                         {"coordinateTransformations", nlohmann::json::array({{{"type", "scale"}, {"scale", scale}}})}});
-    if (std::max(level.width(), level.height()) <= reduced_tile) break;
-    level = reduced(level);
   }
   bool const microns = options.microns_per_pixel_x > 0 && options.microns_per_pixel_y > 0;
   auto axis = [&](char const* name) {
@@ -233,18 +260,18 @@ void write_levels(std::string const& root, std::string const& path, HostImage<T>
   axes.push_back(axis("x"));
   std::string name = fs::path(path).filename().string();
   name = name.substr(0, name.size() - std::min<std::size_t>(name.size(), 9));
-  nlohmann::json attributes = {
-      {"multiscales",
-       nlohmann::json::array({{{"version", "0.4"},
-                               {"name", name},
-                               {"axes", axes},
-                               {"datasets", datasets},
-                               {"type", type == PixelType::u32 ? "mode" : "mean"},
-                               {"metadata",
-                                {{"software", "gigaseg " GIGASEG_VERSION_STRING},
-                                 {"reduction", type == PixelType::u32 ? "the most common of each 2 x 2 block"
-                                                                      : "the mean of each 2 x 2 block"}}}}})}};
-  if (type == PixelType::u32) attributes["image-label"] = {{"version", "0.4"}};
+  bool const labels = type == PixelType::u32;
+  nlohmann::json image = {
+      {"version", "0.4"},
+      {"name", name},
+      {"axes", axes},
+      {"datasets", datasets},
+      {"type", labels ? "mode" : "mean"},
+      {"metadata",
+       {{"software", "gigaseg " GIGASEG_VERSION_STRING},
+        {"reduction", labels ? "the most common of each 2 x 2 block" : "the mean of each 2 x 2 block"}}}};
+  nlohmann::json attributes = {{"multiscales", nlohmann::json::array({image})}};
+  if (labels) attributes["image-label"] = {{"version", "0.4"}};
   std::string const text = attributes.dump(1);
   write_file(root + "/.zattrs", text.data(), text.size(), path);
   std::string const group = "{\n \"zarr_format\": 2\n}\n";
@@ -463,20 +490,103 @@ AnyHostImage read_zarr(std::string const& path, Region const* region) {
 }
 
 void write_ome_zarr(std::string const& path, AnyHostImage const& image, WriteOptions const& options) {
+  index_t const w = width(image), h = height(image);
+  ZarrTileWriter writer(path, w, h, pixel_type(image), chunk_side, chunk_side, options);
+  index_t const across = (w + chunk_side - 1) / chunk_side;
+  encode_in_order(
+      std::size_t(across * ((h + chunk_side - 1) / chunk_side)), io_threads(),
+      [&](std::size_t i, std::vector<unsigned char>&) {
+        index_t const c = index_t(i) % across, r = index_t(i) / across;
+        std::visit(
+            [&](auto const& pixels) {
+              index_t const x = c * chunk_side, y = r * chunk_side;
+              writer.write_tile(
+                  c, r, AnyHostImage(pixels.roi(x, y, std::min(chunk_side, w - x), std::min(chunk_side, h - y))));
+            },
+            image);
+      },
+      [](std::size_t, std::vector<unsigned char>&) {});
+  writer.commit();
+}
+
+}  // namespace detail
+
+struct ZarrTileWriter::State {
+  std::string path, temp;
+  index_t width = 0, height = 0, tile_width = 0, tile_height = 0;
+  PixelType type = PixelType::u8;
+  WriteOptions options;
+  bool compress = true;
+  std::unique_ptr<AtomicOutput> output;  // the owner's
+};
+
+ZarrTileWriter::ZarrTileWriter(std::string const& path, index_t width, index_t height, PixelType type,
+                               index_t tile_width, index_t tile_height, WriteOptions const& options,
+                               std::string const& joined)
+    : state_(std::make_unique<State>()) {
+  GIGASEG_REQUIRE(is_ome_zarr_name(path), ErrorKind::usage, path, "Zarr outputs are OME-Zarr: name them .ome.zarr");
+  GIGASEG_REQUIRE(width > 0 && height > 0 && tile_width > 0 && tile_height > 0, ErrorKind::usage, path,
+                  "an empty image or tile");
+  State& s = *state_;
+  s.path = path;
+  s.width = width, s.height = height, s.tile_width = tile_width, s.tile_height = tile_height;
+  s.type = type;
+  s.options = options;
+  s.compress = options.tiff_compression != TiffCompression::none;
+  if (!joined.empty()) {
+    s.temp = joined;
+    struct stat st {};
+    GIGASEG_REQUIRE(::stat((joined + "/0/.zarray").c_str(), &st) == 0, ErrorKind::resource, path,
+                    "this process cannot see the OME-Zarr output's temporary folder " + joined +
+                        " (every rank must share the output's folder)");
+    return;
+  }
   // A folder there already is replaced only when it is a Zarr image or array (an earlier output).
   struct stat st {};
   GIGASEG_REQUIRE(::stat(path.c_str(), &st) != 0 || is_zarr_folder(path), ErrorKind::usage, path,
                   "is there already and is no Zarr image: not replaced");
-  AtomicOutput output(path, true);
-  make_folder(output.temp_path(), path);
-  std::visit(
-      [&](auto const& pixels) {
-        using T = typename std::decay_t<decltype(pixels)>::value_type;
-        write_levels(output.temp_path(), path, HostImage<T>(pixels), pixel_type(image), options);
-      },
-      image);
-  output.commit();
+  s.output = std::make_unique<AtomicOutput>(path, true);
+  s.temp = s.output->temp_path();
+  detail::make_folder(s.temp, path);
+  detail::write_array_header(s.temp + "/0", path, width, height, tile_width, tile_height, type, s.compress);
 }
 
-}  // namespace detail
+ZarrTileWriter::~ZarrTileWriter() = default;
+
+std::string const& ZarrTileWriter::temp_path() const noexcept { return state_->temp; }
+index_t ZarrTileWriter::tiles_across() const noexcept {
+  return (state_->width + state_->tile_width - 1) / state_->tile_width;
+}
+index_t ZarrTileWriter::tiles_down() const noexcept {
+  return (state_->height + state_->tile_height - 1) / state_->tile_height;
+}
+
+void ZarrTileWriter::write_tile(index_t column, index_t row, AnyHostImage const& pixels) {
+  State const& s = *state_;
+  GIGASEG_REQUIRE(column >= 0 && row >= 0 && column < tiles_across() && row < tiles_down(), ErrorKind::usage, s.path,
+                  "tile outside the grid");
+  index_t const w = std::min(s.tile_width, s.width - column * s.tile_width);
+  index_t const h = std::min(s.tile_height, s.height - row * s.tile_height);
+  GIGASEG_REQUIRE(pixel_type(pixels) == s.type && gigaseg::width(pixels) == w && gigaseg::height(pixels) == h,
+                  ErrorKind::usage, s.path, "a tile of the wrong size or pixel type");
+  detail::write_chunk(s.temp + "/0", s.path, column, row, pixels, s.tile_width, s.tile_height, s.compress);
+}
+
+void ZarrTileWriter::commit() {
+  State& s = *state_;
+  GIGASEG_REQUIRE(s.output != nullptr, ErrorKind::internal, s.path, "only the process that made the output commits it");
+  struct stat st {};
+  for (index_t r = 0; r < tiles_down(); ++r)
+    for (index_t c = 0; c < tiles_across(); ++c)
+      GIGASEG_REQUIRE(::stat(detail::chunk_file(s.temp + "/0", s.type, c, r).c_str(), &st) == 0, ErrorKind::usage,
+                      s.path, "tile " + std::to_string(c) + "," + std::to_string(r) + " was never written");
+  int levels = 1;
+  for (index_t w = s.width, h = s.height; std::max(w, h) > detail::reduced_tile; ++levels)
+    std::tie(w, h) =
+        detail::write_reduced_level(s.temp + "/" + std::to_string(levels - 1), s.temp + "/" + std::to_string(levels),
+                                    s.path, w, h, s.type, s.compress);
+  detail::write_attributes(s.temp, s.path, levels, s.type, s.options);
+  s.output->commit();
+}
+
 }  // namespace gigaseg

@@ -440,8 +440,9 @@ check geojson-replaces-input-intact cmp -s "$work/dots.tif" "$work/dots-before.t
 
 # OME-Zarr (docs/cli.md, "OME-Zarr"): labels and distances written as OME-Zarr hold the TIFF route's
 # values (python3-zarr reads them); a Zarr input, whole or tile by tile (read by region, chunk by
-# chunk), gives the labels and statistics of the same image from a TIFF; a folder that is no Zarr
-# is never replaced; an output written tile by tile must be a TIFF.
+# chunk), gives the labels and statistics of the same image from a TIFF; written tile by tile, its
+# chunks are the tiles and its values the in-memory TIFF's; a folder that is no Zarr is never
+# replaced.
 zarr_equal="/usr/bin/python3 -c \"
 import sys, numpy, tifffile, zarr
 z = zarr.open(sys.argv[1], mode='r')['0'][:]
@@ -460,8 +461,13 @@ expect 0 zarr-input-tiled -- label "$work/dots-in.ome.zarr" "$work/zin-tiled.tif
 check zarr-input-tiled-same-stats cmp -s "$work/zin-tiled.csv" "$work/dots-memory.csv"
 expect 0 zarr-input-tiled-untile -- --compression none convert "$work/zin-tiled.tif" "$work/zin-untiled.tif"
 check zarr-input-tiled-equals-memory cmp -s "$work/zin-untiled.tif" "$work/dots-memory.tif"
-expect 2 zarr-tiled-output -- label "$work/dots.tif" "$work/zt.ome.zarr" --tile 32x48
-check zarr-tiled-output-names one_line_naming "zt.ome.zarr"
+expect 0 zarr-tiled-output -- label "$work/dots.tif" "$work/zt.ome.zarr" --tile 32x48 --stats "$work/zt.csv"
+check zarr-tiled-output-equals-tiff bash -c "$zarr_equal '$work/zt.ome.zarr' '$work/dots-memory.tif'"
+check zarr-tiled-output-same-stats cmp -s "$work/zt.csv" "$work/dots-memory.csv"
+check zarr-tiled-output-chunks-are-tiles /usr/bin/python3 -c "
+import zarr; assert zarr.open('$work/zt.ome.zarr', mode='r')['0'].chunks == (48, 32)"
+expect 0 zarr-tiled-cells -- segment "$work/tissue.tif" "$work/zc.ome.zarr" --pipeline cells --tile 64x64
+check zarr-tiled-cells-equals-tiff bash -c "$zarr_equal '$work/zc.ome.zarr' '$work/c-memory.tif'"
 mkdir -p "$work/keep.ome.zarr" && echo precious >"$work/keep.ome.zarr/notes.txt"
 expect 2 zarr-replaces-a-folder -- label "$work/dots.tif" "$work/keep.ome.zarr"
 check zarr-replaces-a-folder-names one_line_naming "keep.ome.zarr: is there already and is no Zarr image"

@@ -150,6 +150,35 @@ for ranks in 2 3; do
   check "histogram-$ranks-ranks-same" cmp -s "$work/hist-1p.csv" "$work/out"
 done
 
+# OME-Zarr outputs over ranks: each rank writes its tiles' chunks into rank 0's temporary folder,
+# rank 0 makes the levels and renames it: every file of the folder is the single process's, byte
+# for byte, and its full resolution holds the TIFF route's values (python3-zarr).
+zarr_cases=(
+  "label8|label $work/dots.tif OUT --connectivity 8 --tile 64x48 --stats CSV"
+  "cells|segment $work/tissue.tif OUT --pipeline cells --tile 128x96 --stats CSV"
+  "edt-far|edt $work/far.tif OUT --tile 96x32"
+)
+for entry in "${zarr_cases[@]}"; do
+  name=${entry%%|*}
+  args=${entry#*|}
+  mkdir -p "$work/zarr-$name-0"
+  one=${args//OUT/$work/zarr-$name-0/out.ome.zarr}
+  one=${one//CSV/$work/zarr-$name-0/out.csv}
+  run "zarr-$name-one-process" 0 0 $one || continue
+  check "zarr-$name-one-process-equals-tiff" /usr/bin/python3 -c "
+import sys, numpy, tifffile, zarr
+assert numpy.array_equal(zarr.open(sys.argv[1], mode='r')['0'][:], tifffile.imread(sys.argv[2]))
+" "$work/zarr-$name-0/out.ome.zarr" "$work/$name-1p.tif"
+  for ranks in 2 3; do
+    mkdir -p "$work/zarr-$name-$ranks"
+    many=${args//OUT/$work/zarr-$name-$ranks/out.ome.zarr}
+    many=${many//CSV/$work/zarr-$name-$ranks/out.csv}
+    run "zarr-$name-$ranks-ranks" 0 "$ranks" $many || continue
+    check "zarr-$name-$ranks-ranks-same-files" diff -r "$work/zarr-$name-0" "$work/zarr-$name-$ranks"
+    check "zarr-$name-$ranks-ranks-no-temporary" test -z "$(ls -A "$work/zarr-$name-$ranks" | grep -v '^out\.')"
+  done
+done
+
 # A corrupt tile (the one at 64,64 of the dots TIFF, in classic TIFF's tile offsets) is read by
 # one rank: every rank stops with the same error, exit 3, one line, nothing under the output.
 # Tile row 2, column 2 of 22 across (32 x 32 tiles).
