@@ -178,6 +178,15 @@ assert numpy.array_equal(zarr.open(sys.argv[1], mode='r')['0'][:], tifffile.imre
     check "zarr-$name-$ranks-ranks-no-temporary" test -z "$(ls -A "$work/zarr-$name-$ranks" | grep -v '^out\.')"
   done
 done
+# A Zarr input over ranks: each rank reads its tiles by region from the chunks; the labels and
+# statistics of the TIFF input.
+"$gigaseg" convert "$work/dots.tif" "$work/dots-in.ome.zarr" >/dev/null || exit 1
+for ranks in 2 3; do
+  run "zarr-input-$ranks-ranks" 0 "$ranks" label "$work/dots-in.ome.zarr" "$work/zin-${ranks}r.tif" --connectivity 8 \
+    --tile 64x48 --stats "$work/zin-${ranks}r.csv" || continue
+  check "zarr-input-$ranks-ranks-same-file" cmp -s "$work/label8-1p.tif" "$work/zin-${ranks}r.tif"
+  check "zarr-input-$ranks-ranks-same-csv" cmp -s "$work/label8-1p.csv" "$work/zin-${ranks}r.csv"
+done
 
 # A corrupt tile (the one at 64,64 of the dots TIFF, in classic TIFF's tile offsets) is read by
 # one rank: every rank stops with the same error, exit 3, one line, nothing under the output.
