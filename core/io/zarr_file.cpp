@@ -3,10 +3,12 @@
 //
 // An output named *.ome.zarr is an OME-NGFF 0.4 image: a Zarr v2 group (a folder) whose .zattrs
 // holds `multiscales` (axes y, x, or c, y, x for colour; one dataset a level, its scale 2^k) and
-// whose levels are Zarr v2 arrays "0", "1", ... in chunks of 512 x 512 pixels, each half the size
-// of the one before (rounded up) until the largest side is at most 512, reduced as the OME-TIFF
-// pyramid is (core/io/pyramid.hpp). A 32-bit label image also carries NGFF's `image-label`
-// metadata in the same .zattrs. Chunks are files "LEVEL/ROW/COLUMN" (dimension_separator "/"),
+// whose levels are Zarr v2 arrays "0", "1", ..., each half the size of the one before (rounded up)
+// until the largest side is at most 512, reduced as the OME-TIFF pyramid is (core/io/pyramid.hpp).
+// Level 0's chunks are the tiles it was written in (ZarrTileWriter: 512 x 512 from memory, the
+// engine's tiles tile by tile), the reduced levels' 512 x 512. A 32-bit label image also carries
+// NGFF's `image-label` metadata in the same .zattrs. Chunks are files "LEVEL/ROW/COLUMN"
+// ("LEVEL/0/ROW/COLUMN" for colour, whose channel axis is one chunk; dimension_separator "/"),
 // each the full chunk size (edge chunks padded with zeros, Zarr's fill_value), little-endian,
 // compressed with Blosc (Zstd level 1, byte shuffle) unless WriteOptions say none. The whole
 // folder is written under a temporary name beside the output and renamed into place when every
